@@ -1,0 +1,1 @@
+"""Build, check and grade the Annotated Transformer course exercises."""
