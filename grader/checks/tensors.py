@@ -1,0 +1,62 @@
+"""Turn whatever a student's function returned into plain data (dicts, lists, floats).
+
+This runs next to student code (in the sandbox, or in the self-check); it only describes values,
+it never judges them. The judge rebuilds tensors from this description (`compare.decode`).
+"""
+import math
+
+MAX_ELEMENTS = 200_000
+MAX_DEPTH = 4
+
+
+def encode(value, depth=0):
+    """Describe `value` as JSON-safe plain data."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return _encode_tensor(value)
+    if value is None:
+        return {"kind": "none"}
+    if isinstance(value, (tuple, list)) and depth < MAX_DEPTH:
+        return {"kind": type(value).__name__ if type(value) in (tuple, list) else "tuple",
+                "items": [encode(item, depth + 1) for item in list(value)[:16]],
+                "length": len(value)}
+    if type(value).__module__ == "numpy" and hasattr(value, "shape"):
+        return {"kind": "ndarray", "shape": [int(n) for n in value.shape], "dtype": str(value.dtype)}
+    if isinstance(value, (bool, int, float)):
+        return {"kind": "number", "value": float(value)}
+    return {"kind": "other", "type": type(value).__name__}
+
+
+def _encode_tensor(tensor):
+    import torch
+
+    detached = tensor.detach()
+    description = {
+        "kind": "tensor",
+        "dtype": str(detached.dtype).replace("torch.", ""),
+        "shape": [int(n) for n in detached.shape],
+        "requires_grad": bool(tensor.requires_grad),
+        "has_grad_fn": tensor.grad_fn is not None,
+    }
+    if detached.numel() > MAX_ELEMENTS or detached.is_complex():
+        description["data"] = None
+        return description
+    flat = detached.reshape(-1).to(torch.float64) if detached.is_floating_point() else detached.reshape(-1)
+    description["data"] = [_plain_number(x) for x in flat.tolist()]
+    return description
+
+
+def _plain_number(x):
+    """JSON has no NaN or infinity: spell them as strings."""
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def describe_exception(error):
+    """The exception's type and first line, shortened: enough for a diagnosis, no traceback."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return {"type": type(error).__name__, "message": message[:300]}
