@@ -1,0 +1,22 @@
+"""Run a student's source and the chapter's probe cases; return plain data only.
+
+This is the code that executes student code: in the grading sandbox's child process, or in the
+student's own self-check. It never loads reference data.
+"""
+from .loading import module_from_source
+from .tensors import describe_exception
+
+
+def execute(source, probe, case_names):
+    """Load `source` as a module, run `probe.run_case` for each case; return a plain-data dict."""
+    try:
+        module = module_from_source(source)
+    except BaseException as error:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are student errors too
+        return {"load_error": describe_exception(error)}
+    traces = {}
+    for name in case_names:
+        try:
+            traces[name] = probe.run_case(module, name)
+        except BaseException as error:  # noqa: BLE001
+            traces[name] = {"error": describe_exception(error)}
+    return {"traces": traces}
