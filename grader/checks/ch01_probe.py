@@ -30,7 +30,7 @@ class Case:
 
 CASES = {
     # The seed chapter's demo input: torch.manual_seed(0); x = torch.randn(1, 3, 4); attention(x, x, x).
-    "seed": Case(visible=True, seed=0, query=(1, 3, 4), self_attention=True),
+    "seed": Case(visible=True, seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True),
     # Spread of the scores at three widths, judged on the student's own p_attn.
     "scaling_4": Case(visible=True, seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
     "scaling_64": Case(visible=True, seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),

@@ -1,0 +1,43 @@
+"""Judge-side helpers: rebuild tensors from plain data and compare them with tolerances."""
+import math
+
+import torch
+
+from .framework import Finding
+
+TOLERANCES = {"float64": (1e-7, 1e-9)}  # dtype -> (rtol, atol)
+DEFAULT_TOLERANCE = (1e-4, 1e-5)  # fits float32 and float16-free variants (einsum, @, .mT, F.softmax)
+
+
+def decode(description):
+    """A float64 tensor from an encoded tensor description (NaN/inf restored)."""
+    data = description.get("data")
+    if data is None:
+        raise Finding("돌려준 텐서가 너무 크거나 복소수라서 비교할 수 없습니다.")
+    values = [float(x) if not isinstance(x, str) else float(x) for x in data]
+    return torch.tensor(values, dtype=torch.float64).reshape(description["shape"])
+
+
+def tolerance(dtype):
+    """(rtol, atol) for values computed in `dtype`."""
+    return TOLERANCES.get(dtype, DEFAULT_TOLERANCE)
+
+
+def close(actual, expected, dtype="float32"):
+    """True when two float64 tensors agree within the tolerance of `dtype` (same shape, NaN never equal)."""
+    if actual.shape != expected.shape:
+        return False
+    rtol, atol = tolerance(dtype)
+    return bool(torch.allclose(actual, expected, rtol=rtol, atol=atol))
+
+
+def max_error(actual, expected):
+    """Largest absolute difference, or infinity when shapes differ or values are not finite."""
+    if actual.shape != expected.shape:
+        return math.inf
+    difference = (actual - expected).abs().max().item() if actual.numel() else 0.0
+    return difference if math.isfinite(difference) else math.inf
+
+
+def shape_text(shape):
+    return "(" + ", ".join(str(n) for n in shape) + ")"

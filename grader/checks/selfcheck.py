@@ -1,0 +1,17 @@
+"""The student self-check: run the visible checks on a `.py` file or a filled-in notebook, in process."""
+from . import judge_module, references
+from .execute import execute
+from .framework import judge
+from .loading import SubmissionError, read_source
+
+
+def run(chapter, path, visible_only=True):
+    """Check the student's file at `path`; return the list of CheckResult."""
+    module = judge_module(chapter)
+    try:
+        source = read_source(path)
+    except SubmissionError as error:
+        outcome = {"failure": str(error)}
+    else:
+        outcome = execute(source, module.probe, module.probe.case_names(visible_only=visible_only))
+    return judge(module.CHECKS, module.probe, outcome, references.load(module.CHAPTER_ID), visible_only)

@@ -1,0 +1,12 @@
+"""Where things live in the repository."""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+RELEASE = ROOT / "release"
+GRADER = ROOT / "grader"
+CHECKS = GRADER / "checks"
+NBGRADER_SOURCE = GRADER / "source"
+REFERENCE = GRADER / "reference"
+NBGRADER_CONFIG = ROOT / "nbgrader_config.py"
