@@ -30,7 +30,22 @@ def generate(probe, source, header):
     failed = {name: trace["error"] for name, trace in outcome["traces"].items() if "error" in trace}
     if failed:
         raise RuntimeError(f"the solution failed on cases: {failed}")
-    return {"_generated": header, "cases": outcome["traces"]}
+    return {"_generated": header, "cases": _rounded(outcome["traces"])}
+
+
+SIGNIFICANT_DIGITS = {"float64": 12}  # others (float32): 7
+
+
+def _rounded(value, dtype=None):
+    """Round reference floats to the precision of their dtype, so the last bit of a CPU kernel can't drift."""
+    if isinstance(value, dict):
+        dtype = value.get("dtype", dtype)
+        return {key: _rounded(item, dtype) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item, dtype) for item in value]
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS.get(dtype, 7)}g}")
+    return value
 
 
 def visible_only(document, probe):
