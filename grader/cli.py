@@ -17,23 +17,19 @@ def main(argv=None):
     check.add_argument("--json", action="store_true", help="print Gradescope results.json")
     check.add_argument("--hidden", action="store_true", help="instructors: run the hidden checks too")
 
-    _add_later_commands(commands)
+    grade = commands.add_parser("grade", help="grade submissions in the sandbox (visible + hidden checks)")
+    grade.add_argument("chapter", help="chapter id, e.g. 01 or 01_attention")
+    grade.add_argument("paths", nargs="+", help=".py, .ipynb, an nbgrader submitted/ tree, or an LMS zip")
+    grade.add_argument("--jobs", type=int, default=2, help="parallel sandboxed workers (default 2)")
+    grade.add_argument("--out", default="graded", help="output folder (default graded/)")
+    grade.add_argument("--json", action="store_true", help="print a JSON array of results on stdout")
+    grade.add_argument("--gradebook", default=None, help="nbgrader gradebook.db to write scores into")
+
+    demo = commands.add_parser("demo", help="the main job on the bundled sample class")
+    demo.add_argument("--out", default="demo-out", help="output folder (default demo-out/)")
+
     args = parser.parse_args(argv)
-    return args.handler(args) if hasattr(args, "handler") else _dispatch(args)
-
-
-def _add_later_commands(commands):
-    """Commands implemented in their own modules register themselves here."""
-    try:
-        from grader.grading.cli import add_parser as add_grade
-    except ImportError:
-        return
-    add_grade(commands)
-    try:
-        from grader.demo import add_parser as add_demo
-    except ImportError:
-        return
-    add_demo(commands)
+    return _dispatch(args)
 
 
 def _dispatch(args):
@@ -43,6 +39,14 @@ def _dispatch(args):
         return run(check=args.check, release=not args.no_release)
     if args.command == "check":
         return _check(args)
+    if args.command == "grade":
+        from grader.grading.command import run as grade
+
+        return grade(args)
+    if args.command == "demo":
+        from grader.demo import run as demo
+
+        return demo(args)
     raise SystemExit(f"unknown command {args.command}")
 
 

@@ -1,0 +1,53 @@
+"""Resource limits applied to every submission's sandboxed child process."""
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-submission limits; every field is checked when the pool starts.
+
+    wall_seconds: real time from fork to the end of the child; after it the child's whole process
+        group (and, under bubblewrap, every process of the sandbox but the worker) is SIGKILLed.
+    cpu_seconds: RLIMIT_CPU of the child (soft; the hard limit is one second more).
+    memory_bytes: RLIMIT_AS of the child. The child is forked from a worker that has imported
+        torch, which already maps ~0.65 GB of address space (measured: VmSize 639 MB with
+        torch 2.13 CPU and one thread); a correct chapter-01 submission runs with 1 GiB, so 2 GiB
+        leaves room for honest work and still stops a memory bomb long before the host suffers.
+    max_processes: RLIMIT_NPROC of the child (threads count too). The kernel ignores it for uid 0,
+        so under bubblewrap the worker drops to an unprivileged uid before any student code runs.
+        In that (root) mode the count is per host uid, i.e. shared by every sandbox of the machine.
+    file_size_bytes: RLIMIT_FSIZE (largest file the child may write), and also the most the child
+        may write to stdout+stderr together before it is killed with status "output_limit".
+    output_bytes: how much of the end of stdout and of stderr is kept and returned.
+    result_bytes: largest JSON result the child may send back; more is "output_limit".
+    open_files: RLIMIT_NOFILE of the child.
+    tmp_bytes: size of the sandbox's private /tmp (bubblewrap only; a tmpfs lives in RAM).
+    """
+
+    wall_seconds: float = 20.0
+    cpu_seconds: int = 20
+    memory_bytes: int = 2 * GIB
+    max_processes: int = 64
+    file_size_bytes: int = 16 * MIB
+    output_bytes: int = 64 * KIB
+    result_bytes: int = 8 * MIB
+    open_files: int = 256
+    tmp_bytes: int = 64 * MIB
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive number, not {value!r}")
+
+    def to_json(self):
+        """The limits as a plain dict (what crosses into the worker)."""
+        return dict(vars(self))
+
+    @classmethod
+    def from_json(cls, data):
+        """Rebuild limits from `to_json` output."""
+        return cls(**data)
