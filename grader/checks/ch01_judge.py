@@ -286,7 +286,7 @@ def _diagnose_scale(inputs, p):
     scale, correlation = fitted_scale(query, key, p)
     if scale is None or correlation < 0.999:
         return None
-    d_k = query.size(-1)
+    d_k = query.shape[-1]
 
     def near(a, b):
         return abs(a - b) <= 0.02 * b

@@ -1,0 +1,81 @@
+"""Nothing students receive contains a solution line of their chapter, or any hidden-test line."""
+import json
+
+import pytest
+
+from grader import chapters, paths
+from grader.build import regions
+
+pytestmark = pytest.mark.build
+
+TRIVIAL = {"", "pass", "return", "else:", "try:", "finally:", ")", "]", "}", '"""'}
+
+
+def _meaningful(lines):
+    """Code lines worth matching: not blank, not comments, not bare punctuation or keywords."""
+    out = set()
+    for line in lines:
+        stripped = line.strip()
+        if stripped in TRIVIAL or stripped.startswith("#") or len(stripped) < 8:
+            continue
+        out.add(stripped)
+    return out
+
+
+def _secret(text, kind):
+    """Lines found only inside `kind` regions of `text` (a line that also stands in public code is no secret)."""
+    public = regions.remove_hidden(text) if kind == "hidden" else regions.clear_solutions(text)
+    return _meaningful(regions.region_lines(text, kind)) - {line.strip() for line in public.splitlines()}
+
+
+def _hidden_lines():
+    secret = set()
+    for path in sorted(paths.CHECKS.glob("*.py")):
+        secret |= _secret(path.read_text(encoding="utf-8"), "hidden")
+    for path in sorted(paths.NBGRADER_SOURCE.glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            secret |= _secret("".join(cell["source"]), "hidden")
+    return secret
+
+
+def _student_files(chapter_id):
+    for root in (paths.EXERCISES / chapter_id, paths.RELEASE / chapter_id):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                yield path
+
+
+def _lines_of(path):
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":
+        text = "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
+    return {line.strip() for line in text.splitlines()}
+
+
+def test_leak_detector_sees_the_regions():
+    """The leak test has something to look for: solution and hidden regions are found and non-empty."""
+    assert _hidden_lines()
+    for chapter in chapters.all_chapters():
+        assert _secret(chapter.module.read_text(encoding="utf-8"), "solution")
+
+
+@pytest.mark.parametrize("chapter", [c.id for c in chapters.all_chapters()])
+def test_no_hidden_test_line_reaches_students(chapter):
+    """No line from a hidden-test region (checks modules, source notebooks) appears in exercises/ or release/."""
+    hidden = _hidden_lines()
+    leaks = {(str(p.relative_to(paths.ROOT)), line) for p in _student_files(chapter) for line in _lines_of(p) & hidden}
+    assert not leaks
+
+
+@pytest.mark.parametrize("chapter", [c.id for c in chapters.all_chapters()])
+def test_no_solution_line_reaches_its_own_or_earlier_chapters(chapter):
+    """A chapter's solution lines appear neither in its own student material nor in earlier chapters'
+    (later chapters ship earlier chapters solved, by design)."""
+    all_chapters = chapters.all_chapters()
+    index = [c.id for c in all_chapters].index(chapter)
+    solution = _secret(all_chapters[index].module.read_text(encoding="utf-8"), "solution")
+    leaks = set()
+    for earlier_or_same in all_chapters[: index + 1]:
+        for path in _student_files(earlier_or_same.id):
+            leaks |= {(str(path.relative_to(paths.ROOT)), line) for line in _lines_of(path) & solution}
+    assert not leaks

@@ -1,0 +1,108 @@
+"""What students receive: visible tests, the demo, the nbgrader notebook — solution passes, stub fails."""
+import json
+import re
+import shutil
+
+import pytest
+
+from grader import paths
+from tests.conftest import PYTHON, ROOT, run
+
+pytestmark = pytest.mark.build
+
+SEED = ROOT / "tests/fixtures/seed/000_470fc1058e017f48.txt"
+SOLUTION = paths.SOLUTIONS / "01_attention/transformer.py"
+
+
+def _exercise_copy(tmp_path, module_source=None):
+    folder = tmp_path / "01_attention"
+    shutil.copytree(paths.EXERCISES / "01_attention", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    if module_source is not None:
+        (folder / "transformer.py").write_text(module_source, encoding="utf-8")
+    return folder
+
+
+def _words(text):
+    return " ".join(text.split())
+
+
+def test_demo_prints_the_seed_numbers():
+    """The solution's demo prints exactly what the seed chapter prints (torch.manual_seed(0), CPU)."""
+    seed = SEED.read_text(encoding="utf-8")
+    expected = seed[seed.index("입력 x :"): seed.index("기울기가 사라진다") + len("기울기가 사라진다")]
+    done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / "01_attention")
+    assert done.returncode == 0, done.stderr
+    assert _words(done.stdout) == _words(expected)
+
+
+def test_demo_with_solution_in_student_folder(tmp_path):
+    """The student folder's demo, with the solution filled in, prints the seed's weights."""
+    folder = _exercise_copy(tmp_path, SOLUTION.read_text(encoding="utf-8"))
+    done = run([PYTHON, "demo.py"], cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert "[0.9630, 0.0100, 0.0270]" in done.stdout
+
+
+def test_demo_with_stub_explains_in_korean(tmp_path):
+    """With the stub, the demo prints one short Korean line (no traceback) and exits non-zero."""
+    done = run([PYTHON, "demo.py"], cwd=_exercise_copy(tmp_path))
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "아직 작성하지 않은 함수" in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2
+
+
+def test_visible_tests_pass_with_solution(tmp_path):
+    """The folder's visible pytest tests pass with the solution module."""
+    folder = _exercise_copy(tmp_path, SOLUTION.read_text(encoding="utf-8"))
+    done = run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"], cwd=folder)
+    assert done.returncode == 0, done.stdout
+    assert re.search(r"\b7 passed\b", done.stdout)
+
+
+def test_visible_tests_fail_with_stub(tmp_path):
+    """The folder's visible pytest tests all fail with the stub, naming the unwritten function."""
+    done = run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"], cwd=_exercise_copy(tmp_path))
+    assert done.returncode != 0
+    assert re.search(r"\b7 failed\b", done.stdout)
+    assert "NotImplementedError" in done.stdout
+
+
+def _release_copy(tmp_path, answer):
+    folder = tmp_path / "01_attention"
+    shutil.copytree(paths.RELEASE / "01_attention", folder)
+    notebook_path = folder / "01_attention.ipynb"
+    notebook = json.loads(notebook_path.read_text(encoding="utf-8"))
+    (cell,) = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer"]
+    if answer is not None:
+        cell["source"] = answer
+    notebook_path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    return notebook_path
+
+
+@pytest.mark.slow
+def test_release_notebook_with_solution_passes_nbgrader_validate(tmp_path):
+    """`nbgrader validate` accepts the released notebook once its answer cell holds the solution."""
+    notebook = _release_copy(tmp_path, SOLUTION.read_text(encoding="utf-8"))
+    done = run(["nbgrader", "validate", notebook.name], cwd=notebook.parent, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Success! Your notebook passes all the tests." in done.stdout
+
+
+@pytest.mark.slow
+def test_release_notebook_with_stub_fails_nbgrader_validate(tmp_path):
+    """`nbgrader validate` rejects the released notebook as handed out (answer not written)."""
+    notebook = _release_copy(tmp_path, None)
+    done = run(["nbgrader", "validate", notebook.name], cwd=notebook.parent, timeout=600)
+    assert "Success!" not in done.stdout
+    assert "NotImplementedError" in done.stdout + done.stderr
+
+
+def test_release_notebook_has_no_solution_or_hidden_tests():
+    """The released notebook carries the stub and no hidden-test region; graded cells keep their points."""
+    notebook = json.loads((paths.RELEASE / "01_attention/01_attention.ipynb").read_text(encoding="utf-8"))
+    text = json.dumps(notebook, ensure_ascii=False)
+    assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
+    points = sum(c["metadata"]["nbgrader"].get("points", 0) for c in notebook["cells"]
+                 if c["metadata"].get("nbgrader", {}).get("grade"))
+    assert points == 100

@@ -1,0 +1,36 @@
+"""Shared helpers for the test suite: the repo root, the venv's python, a scratch copy of the repo."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+def run(args, cwd=ROOT, timeout=300, env=None, **kwargs):
+    """Run a command with the venv's bin first on PATH; return the CompletedProcess."""
+    environment = dict(os.environ if env is None else env)
+    environment["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), environment.get("PATH", "")])
+    return subprocess.run(args, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def copy_repo(target):
+    """A working copy of the repository's tracked files (no .venv, no .git) in `target`."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for name in listed.stdout.splitlines():
+        source = ROOT / name
+        if source.is_file():
+            destination = target / name
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination)
+    return target
+
+
+@pytest.fixture(scope="session")
+def repo_copy(tmp_path_factory):
+    """One scratch copy of the repository per test session (tests must not modify it)."""
+    return copy_repo(tmp_path_factory.mktemp("repo"))
