@@ -1,0 +1,48 @@
+"""Group diagnoses into re-teachable topics: a chapter's known bug explanation, else the line without its case prefix."""
+from collections import Counter
+from functools import lru_cache
+
+from .results import diagnosis
+
+
+@lru_cache(maxsize=None)
+def vocabulary(chapter_id):
+    """(known bug explanations, case descriptions) of the chapter's judge, longest first."""
+    try:
+        from grader.checks import judge_module
+
+        module = judge_module(chapter_id)
+    except (LookupError, ImportError):
+        return (), ()
+    bugs = sorted(set(getattr(module, "BUGS", {}).values()), key=len, reverse=True)
+    cases = sorted(set(getattr(module, "CASE_TEXT", {}).values()), key=len, reverse=True)
+    return tuple(bugs), tuple(cases)
+
+
+def topic(line, bugs, cases):
+    """The topic of one diagnosis line."""
+    for known in bugs:
+        if known in line:
+            return known
+    for case in cases:
+        if line.startswith(case + ": "):
+            return line[len(case) + 2:].strip()
+    return line.strip()
+
+
+def topics(result, bugs, cases):
+    """The distinct topics of one submission's failed checks, in check order."""
+    found = []
+    for test in result.failed:
+        for line in diagnosis(test).splitlines():
+            if line.strip():
+                found.append(topic(line, bugs, cases))
+    return list(dict.fromkeys(found))
+
+
+def frequent(results, bugs, cases):
+    """Counter of topic → number of submissions showing it."""
+    counts = Counter()
+    for result in results:
+        counts.update(topics(result, bugs, cases))
+    return counts

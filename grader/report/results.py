@@ -1,0 +1,85 @@
+"""Read the grading command's `DIR/results/*.json` (Gradescope results.json plus our keys)."""
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OK = "ok"
+SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]+")
+
+
+@dataclass
+class Result:
+    """One submission's results.json, with safe accessors for the fields the reports use."""
+
+    path: Path
+    data: dict = field(repr=False)
+
+    @property
+    def submission(self):
+        return str(self.data.get("submission") or self.path.stem)
+
+    @property
+    def student(self):
+        return str(self.data.get("student_id") or self.submission)
+
+    @property
+    def status(self):
+        return str(self.data.get("status") or OK)
+
+    @property
+    def score(self):
+        return float(self.data.get("score") or 0.0)
+
+    @property
+    def max_score(self):
+        return float(self.data.get("max_score") or sum(t["max_score"] for t in self.tests) or 0.0)
+
+    @property
+    def seconds(self):
+        value = self.data.get("seconds")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
+    def tests(self):
+        tests = self.data.get("tests")
+        return [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
+
+    @property
+    def failed(self):
+        return [t for t in self.tests if t.get("status") != "passed"]
+
+    @property
+    def picture(self):
+        picture = self.data.get("picture")
+        return picture if isinstance(picture, dict) else {}
+
+
+def title(test):
+    """The check's Korean title: the first line of its output."""
+    return str(test.get("output") or test.get("name") or "").split("\n", 1)[0]
+
+
+def diagnosis(test):
+    """The check's Korean diagnosis: its output after the title line ("" when it passed)."""
+    parts = str(test.get("output") or "").split("\n", 1)
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
+def safe_name(text):
+    """`text` as one harmless path component (no separators, no leading dots)."""
+    cleaned = SAFE_NAME.sub("_", str(text)).lstrip(".")
+    return cleaned[:100] or "_"
+
+
+def load(out_dir):
+    """Every readable `out_dir/results/*.json`, sorted by student then submission; broken files are skipped."""
+    found = []
+    for path in sorted(Path(out_dir, "results").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            found.append(Result(path, data))
+    return sorted(found, key=lambda r: (r.student, r.submission))

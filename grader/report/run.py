@@ -1,0 +1,46 @@
+"""Write every feedback page and the class report for one graded folder."""
+from pathlib import Path
+
+from . import classreport, feedback, nbgrader_feedback
+from .results import load, safe_name
+
+
+def chapter_id_of(chapter):
+    """`01` → `01_attention` (unknown ids are kept as given)."""
+    from grader import chapters
+
+    try:
+        return chapters.find(str(chapter)).id
+    except (chapters.UnknownChapter, OSError):
+        return str(chapter)
+
+
+def feedback_folders(results):
+    """{Result: folder name under feedback/}: the student id; later submissions of the same student get a suffix."""
+    names, taken = {}, set()
+    for result in results:
+        name = safe_name(result.student)
+        if name in taken:
+            name = safe_name(f"{result.student}__{result.submission}")
+        taken.add(name)
+        names[id(result)] = name
+    return names
+
+
+def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
+    """Feedback for each `out_dir/results/*.json` in `out_dir/feedback/<student>/`, then `out_dir/report.*`.
+
+    With `course_root` (an nbgrader course), each page is also copied where `nbgrader release_feedback` finds it.
+    """
+    out_dir = Path(out_dir)
+    chapter_id = chapter_id_of(chapter)
+    results = load(out_dir)
+    names = feedback_folders(results)
+    pages, placed = {}, []
+    for result in results:
+        html = feedback.write(result, chapter_id, out_dir / "feedback" / names[id(result)])
+        pages[result.submission] = html
+        if course_root is not None and names[id(result)] == safe_name(result.student):
+            placed += nbgrader_feedback.place(html, course_root, chapter_id, safe_name(result.student))
+    report = classreport.write(results, chapter_id, out_dir, wall_seconds)
+    return {"results": len(results), "feedback": pages, "report": report, "nbgrader": placed}
