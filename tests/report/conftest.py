@@ -1,0 +1,66 @@
+"""A graded folder for the report tests: a few fixtures graded in process, plus runs that timed out, crashed or were unreadable."""
+import json
+
+import pytest
+
+from grader import paths
+from grader.checks import judge_module, references
+from grader.checks.framework import judge
+from grader.checks.results import gradescope
+from grader.report import preview, write_all
+
+CHAPTER = "01_attention"
+FIXTURES = paths.ROOT / "tests" / "fixtures" / "ch01"
+GRADED = {
+    "solution": paths.SOLUTIONS / CHAPTER / "transformer.py",
+    "einsum": FIXTURES / "ok_einsum.py",
+    "no_scale": FIXTURES / "no_scale.py",
+    "half_dk": FIXTURES / "half_dk.py",
+    "softmax_dim": FIXTURES / "softmax_dim.py",
+    "scores": FIXTURES / "scores.py",
+    "only_output": FIXTURES / "only_output.py",
+    "unstable": FIXTURES / "unstable_softmax.py",
+    "stub": FIXTURES / "unimplemented.py",
+}
+INJECTION = "<script>alert('x')</script> | ** `"
+BROKEN = {
+    "looper": ("timeout", 20.4, "시간 제한(20초)을 넘어 실행을 중단했습니다."),
+    "crasher": ("crashed", 1.5, "프로세스가 비정상적으로 끝났습니다. " + INJECTION),
+    "garbled": ("unreadable", 0.01, "노트북 파일(.ipynb)이 손상되어 읽을 수 없습니다."),
+}
+
+
+def broken_document(student, status, seconds, message):
+    """A results.json like the grading command writes for a run that produced no traces."""
+    module = judge_module(CHAPTER)
+    checks = judge(module.CHECKS, module.probe, {"failure": message}, references.load(CHAPTER))
+    return gradescope(checks, {"submission": f"{student}-1", "student_id": student, "status": status,
+                               "sandbox": "test", "seconds": seconds,
+                               "picture": {"case": "seed", "label": "p_attn", "student": None}})
+
+
+def make_results(folder):
+    """Write results/*.json into `folder` (graded fixtures + broken runs); return the folder."""
+    preview.write(folder, CHAPTER, GRADED)
+    for student, (status, seconds, message) in BROKEN.items():
+        document = broken_document(student, status, seconds, message)
+        (folder / "results" / f"{student}-1.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    """(folder, write_all's answer): a graded folder with feedback pages and the class report written."""
+    folder = make_results(tmp_path_factory.mktemp("graded"))
+    return folder, write_all(folder, "01", wall_seconds=12.5)
+
+
+@pytest.fixture(scope="session")
+def documents(graded):
+    """{student id: results.json document} of the graded folder."""
+    folder, _ = graded
+    out = {}
+    for path in sorted((folder / "results").glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        out[document["student_id"]] = document
+    return out

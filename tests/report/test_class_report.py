@@ -1,0 +1,126 @@
+"""The class report: its numbers agree with the results.json files, its charts are valid PNGs."""
+import re
+from collections import Counter
+
+import pytest
+
+from grader.report import classreport
+from grader.report.results import diagnosis, load
+
+from .conftest import BROKEN, GRADED
+from .pngcheck import assert_png
+
+pytestmark = pytest.mark.report
+
+
+@pytest.fixture(scope="module")
+def report(graded):
+    """(markdown, summary) of the graded folder's class report."""
+    folder, _ = graded
+    return (folder / "report.md").read_text(encoding="utf-8"), classreport.summary(load(folder), "01", wall_seconds=12.5)
+
+
+def test_report_files_and_charts_exist(graded):
+    """report.md, report.html and both charts are written; the charts are valid, non-blank PNGs."""
+    folder, answer = graded
+    assert answer["report"] == folder / "report.html"
+    for name in ("report.md", "report.html"):
+        assert (folder / name).stat().st_size > 0
+    for name in (classreport.HISTOGRAM, classreport.PASS_RATES):
+        assert_png(folder / name)
+    assert classreport.HISTOGRAM in (folder / "report.md").read_text(encoding="utf-8")
+
+
+def test_histogram_counts_match_the_scores(report, documents):
+    """Every bin counts exactly the scores in [low, high) (the last bin includes the maximum); counts add up."""
+    markdown, summary = report
+    scores = [d["score"] for d in documents.values()]
+    bins = summary["histogram"]
+    assert len(bins) == 10 and bins[-1][1] == 100
+    for index, (low, high, count) in enumerate(bins):
+        last = index == len(bins) - 1
+        assert count == sum(low <= s < high or (last and s == high) for s in scores)
+        label = f"[{low:g}, {high:g}" + ("]" if last else ")")
+        assert f"| {label} | {count} |" in markdown
+    assert sum(count for _, _, count in bins) == len(documents) == summary["submissions"]
+
+
+def test_score_summary_matches(report, documents):
+    """Mean, lowest and highest score in the report are those of the results."""
+    markdown, summary = report
+    scores = [d["score"] for d in documents.values()]
+    assert summary["scores"]["mean"] == pytest.approx(sum(scores) / len(scores))
+    assert summary["scores"]["min"] == min(scores) and summary["scores"]["max"] == max(scores)
+    assert f"{len(scores)} submissions" in markdown and f"Mean {sum(scores) / len(scores):.1f}" in markdown
+
+
+def test_pass_rates_match(report, documents):
+    """For every check: passed/total and the percentage equal the counts of `status: passed` in results.json."""
+    markdown, summary = report
+    names = [t["name"] for t in next(iter(documents.values()))["tests"]]
+    assert list(summary["pass_rates"]) == names
+    for name in names:
+        statuses = [t["status"] for d in documents.values() for t in d["tests"] if t["name"] == name]
+        entry = summary["pass_rates"][name]
+        assert (entry["passed"], entry["total"]) == (statuses.count("passed"), len(statuses))
+        assert re.search(rf"\| {name} \|.*\| {entry['passed']}/{entry['total']} \| {100 * entry['rate']:.0f}% \|", markdown)
+
+
+def test_diagnosis_counts_match(report, documents):
+    """Each listed diagnosis is counted once per submission whose failed checks say it; the table shows the count."""
+    markdown, summary = report
+    topics = summary["topics"]
+    assert topics, "some fixtures fail, so there are diagnoses"
+    for text, count in topics:
+        having = [d for d in documents.values()
+                  if any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
+        assert count == len(having), text
+    for text, count in topics[: classreport.TOP_TOPICS]:
+        assert f"| {count} | {text.replace('<', '&lt;').replace('>', '&gt;').replace('|', chr(92) + '|')} |" in markdown
+    counts = [count for _, count in topics]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_known_bugs_are_grouped_across_checks(report):
+    """The no-scale explanation appears once, counted for the no_scale submission only once (not once per check)."""
+    _, summary = report
+    no_scale = [(text, n) for text, n in summary["topics"] if "√d_k로 나누지 않은" in text]
+    assert len(no_scale) == 1 and no_scale[0][1] >= 1
+
+
+def test_problem_runs_are_listed(report, documents):
+    """Timeouts, crashes and unreadable submissions appear, with their status, and nothing else does."""
+    markdown, summary = report
+    expected = {(student, d["status"]) for student, d in documents.items() if d["status"] != "ok"}
+    assert {(student, status) for student, _, status in summary["problems"]} == expected
+    assert expected == {(student, status) for student, (status, _, _) in BROKEN.items()}
+    assert summary["statuses"] == dict(Counter(d["status"] for d in documents.values()))
+    for student, status in expected:
+        assert re.search(rf"\| {student} \| {student}-1 \| {status} \|", markdown)
+
+
+def test_grading_time_matches(report, documents):
+    """The sum of per-submission seconds and the wall time given are reported."""
+    markdown, summary = report
+    total = sum(d["seconds"] for d in documents.values())
+    assert summary["timing"]["total"] == pytest.approx(total)
+    assert summary["timing"]["timed"] == len(documents)
+    assert f"| sum of per-submission seconds | {total:.1f} s ({len(documents)} timed) |" in markdown
+    assert "| wall time of the grading run | 12.5 s |" in markdown
+
+
+def test_class_table_lists_everyone(report, documents):
+    """The class table has one row per submission, with its score and status."""
+    markdown, _ = report
+    for student, document in documents.items():
+        assert re.search(rf"\| {student} \| {round(document['score'], 2):g}/100 \| {document['status']} \|", markdown)
+    assert len(documents) == len(GRADED) + len(BROKEN)
+
+
+def test_empty_folder_gives_a_report(tmp_path):
+    """No results at all still writes a report that says so."""
+    from grader.report import write_all
+
+    answer = write_all(tmp_path, "01")
+    assert answer["results"] == 0
+    assert "No results found" in (tmp_path / "report.md").read_text(encoding="utf-8")

@@ -1,0 +1,164 @@
+"""Per-student feedback pages: files, content, the heatmap, and nothing hidden."""
+import json
+import re
+from functools import lru_cache
+
+import pytest
+
+from grader import paths
+from grader.build import regions
+from grader.checks import judge_module, references
+from grader.report import picture
+from grader.report.results import diagnosis
+
+from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
+from .pngcheck import assert_png
+
+pytestmark = pytest.mark.report
+STUDENTS = sorted(GRADED) + sorted(BROKEN)
+NUMBER = re.compile(r"-?\d+\.\d+")
+
+
+def _folder(graded, student):
+    return graded[0] / "feedback" / student
+
+
+def _texts(folder):
+    """The feedback's Markdown and its HTML without the embedded images."""
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", (folder / "feedback.html").read_text(encoding="utf-8"))
+    return (folder / "feedback.md").read_text(encoding="utf-8"), html
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_every_student_gets_markdown_html_and_a_valid_heatmap(graded, student):
+    """feedback.md, feedback.html and attention.png exist for each results.json; the PNG is a real, non-blank image."""
+    folder = _folder(graded, student)
+    assert (folder / "feedback.md").stat().st_size > 0
+    assert (folder / "feedback.html").stat().st_size > 0
+    assert_png(folder / "attention.png")
+    assert graded[1]["results"] == len(STUDENTS)
+
+
+def test_html_is_self_contained(graded):
+    """The HTML embeds its image (nbgrader releases the .html file alone) and loads nothing from elsewhere."""
+    html = (_folder(graded, "no_scale") / "feedback.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in html
+    assert not re.search(r'(src|href)="(?!data:)', html)
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_score_and_every_failed_diagnosis_are_shown(graded, documents, student):
+    """The page states the score of results.json and every failed check's diagnosis, line by line."""
+    markdown, html = _texts(_folder(graded, student))
+    document = documents[student]
+    assert f"점수: {round(document['score'], 2):g} / {document['max_score']:g}점" in markdown
+    for test in document["tests"]:
+        if test["status"] == "failed":
+            for line in diagnosis(test).splitlines():
+                assert line.replace("<", "&lt;").replace(">", "&gt;") in markdown
+    assert "통과" in markdown and "검사별 점수" in html
+
+
+def test_a_correct_submission_is_congratulated(graded):
+    """A full score says so and lists no diagnosis."""
+    markdown, _ = _texts(_folder(graded, "solution"))
+    assert "모든 검사를 통과했습니다" in markdown
+    assert "실패한 검사의 진단" not in markdown
+
+
+@pytest.mark.parametrize("student", ["only_output", "stub", "looper", "crasher", "garbled"])
+def test_missing_student_picture_gets_a_korean_note(graded, documents, student):
+    """No p_attn from the student (error, wrong return, no run) → a Korean note instead of the student's heatmap."""
+    assert picture.student(_result(documents, student)) is None
+    markdown, _ = _texts(_folder(graded, student))
+    assert "제출한 코드의 그림은 그릴 수 없습니다" in markdown
+
+
+def test_run_status_is_explained(graded):
+    """A timed-out run's page says in Korean that the run was stopped."""
+    markdown, _ = _texts(_folder(graded, "looper"))
+    assert "시간 제한을 넘어 실행을 중단했습니다" in markdown
+
+
+def test_student_text_is_escaped_in_html(graded):
+    """Text that came from a submission (error messages) cannot inject markup into the page."""
+    _, html = _texts(_folder(graded, "crasher"))
+    assert "<script>" not in html
+    assert "&lt;script&gt;" in html and INJECTION.split(" | ")[0] not in html
+
+
+def test_the_heatmap_shows_the_public_seed_picture():
+    """The reference heatmap is the seed case's p_attn (a visible case, printed by the chapter's demo)."""
+    seed = references.load(CHAPTER)["cases"]["seed"]["result"]["items"][1]
+    rows = picture.reference(CHAPTER)
+    assert [len(rows), len(rows[0])] == seed["shape"][-2:]
+    assert [x for row in rows for x in row] == seed["data"]
+    assert judge_module(CHAPTER).probe.CASES["seed"].visible
+
+
+def _result(documents, student):
+    from grader.report.results import Result
+
+    return Result(paths.ROOT / f"{student}.json", documents[student])
+
+
+def _numbers(value):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers(item)
+    elif isinstance(value, float):
+        yield value
+
+
+def _spellings(values):
+    """How a hidden number could be written: as stored, and to 4 or 7 significant places."""
+    return {text for v in values for text in (repr(v), f"{v:.4f}", f"{v:.7g}") if len(text.lstrip("-")) >= 6}
+
+
+@lru_cache(maxsize=1)
+def _hidden_numbers():
+    """Spellings of every number of a hidden case (reference outputs and inputs) that no visible case shares."""
+    probe = judge_module(CHAPTER).probe
+    cases = references.load(CHAPTER)["cases"]
+    hidden = [name for name in probe.case_names() if not probe.CASES[name].visible]
+    visible = [name for name in probe.case_names(visible_only=True)]
+    secret = set(_numbers([cases[name] for name in hidden]))
+    for name in hidden:
+        secret |= {float(x) for t in probe.make_inputs(name) for x in t.reshape(-1).tolist()}
+    public = set(_numbers([cases[name] for name in visible]))
+    seeds = {form.format(probe.CASES[name].seed) for name in hidden for form in ("{}", "{:_}", "{:,}")}
+    return _spellings(secret) - _spellings(public), seeds
+
+
+def _hidden_code_lines():
+    lines = set()
+    for path in sorted(paths.CHECKS.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines |= {line.strip() for line in regions.region_lines(text, "hidden") if len(line.strip()) > 12}
+    return lines
+
+
+def test_leak_detector_has_something_to_find():
+    """The detector is armed: it flags a dump of a hidden case, and finds hidden-test code to look for."""
+    numbers, seeds = _hidden_numbers()
+    assert len(numbers) > 100 and seeds
+    assert _hidden_code_lines()
+    dump = json.dumps(references.load(CHAPTER)["cases"]["batched_4d"])
+    assert set(NUMBER.findall(dump)) & numbers
+    rounded = " ".join(f"{x:.4f}" for x in references.load(CHAPTER)["cases"]["large"]["result"]["items"][1]["data"])
+    assert set(NUMBER.findall(rounded)) & numbers
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_feedback_reveals_no_hidden_value_or_test_code(graded, student):
+    """No number of a hidden case (reference output or input), no hidden seed, no hidden-test code or marker."""
+    numbers, seeds = _hidden_numbers()
+    code = _hidden_code_lines()
+    for text in _texts(_folder(graded, student)):
+        assert not set(NUMBER.findall(text)) & numbers
+        assert not any(seed in text for seed in seeds)
+        assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text
+        assert not {line for line in code if line in text}
