@@ -34,10 +34,14 @@ BUGS = {
     "half_dk": "점수를 d_k/2로 나눈 것 같습니다. `d_k ** 1 / 2`는 (d_k ** 1) / 2로 계산됩니다. `d_k ** 0.5`나 math.sqrt(d_k)를 쓰세요.",
     "times_sqrt": "점수에 √d_k를 곱한 것 같습니다. 곱하지 말고 나눠야 합니다.",
     "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k = query.size(-1) (마지막 축)입니다.",
-    "softmax_dim": "softmax를 잘못된 축에 적용한 것 같습니다. key 축인 마지막 축(dim=-1)으로 해야 각 행의 합이 1이 됩니다.",
+    "softmax_dim": "softmax를 잘못된 축에 적용한 것 같습니다. key 축인 마지막 축(dim=-1)으로 해야 각 행의 합이 1이 됩니다. "
+    "dim을 생략하지 말고 softmax(dim=-1)처럼 적으세요.",
     "transpose_01": "key.transpose(0, 1)은 batch 축을 바꿉니다. 마지막 두 축만 바꾸는 key.transpose(-2, -1)을 쓰세요.",
     "transpose_12": "key.transpose(1, 2)는 3차원에서만 우연히 맞고, 4차원 (batch, heads, seq, d_k)에서는 heads와 seq를 바꿉니다. key.transpose(-2, -1)을 쓰세요.",
     "dot_T": "key.T는 모든 축의 순서를 뒤집어 batch 축까지 섞습니다. key.transpose(-2, -1)(또는 key.mT)을 쓰세요.",
+    "bmm": "torch.bmm은 3차원 텐서만 받습니다. 4차원 (batch, heads, seq, d_k) 입력에서도 되도록 torch.matmul(또는 @)을 쓰세요.",
+    "only_3d": "3차원 입력에서는 되지만 4차원 (batch, heads, seq, d_k) 입력에서 오류가 납니다. 축을 앞에서부터 세는 연산"
+    "(transpose(1, 2), torch.bmm, 'bij,bjk' 식 einsum 등) 대신 마지막 두 축만 다루는 torch.matmul과 transpose(-2, -1)을 쓰세요.",
     "no_transpose": "key를 전치하지 않은 것 같습니다. 점수는 query @ key.transpose(-2, -1)입니다.",
     "swap_qk": "query와 key의 자리가 바뀐 것 같습니다. 점수는 query @ keyᵀ (행 = query 토큰, 열 = key 토큰)입니다.",
     "value_as_key": "점수를 key가 아니라 value로 계산한 것 같습니다. query @ keyᵀ로 점수를 만드세요.",
@@ -54,6 +58,7 @@ BUGS = {
     "numpy": "numpy 배열을 돌려줍니다. torch 텐서로 계산해야 autograd와 dtype이 유지됩니다.",
     "dtype": "입력과 다른 dtype을 돌려줍니다. .float()나 새 torch.tensor(...)로 dtype을 바꾸지 말고 입력 텐서로 계산하세요.",
     "in_place": "입력 텐서를 제자리(in-place)에서 바꿨습니다(`/=`, `.div_()`, `masked_fill_` 등). 새 텐서를 만들어 계산하세요.",
+    "unused_input": "기울기가 흐르지 않는 입력이 있습니다. 그 입력이 계산에 쓰이지 않은 것 같습니다.",
     "no_grad": "계산 그래프가 끊겼습니다(torch.no_grad, .detach(), .numpy() 왕복, torch.tensor(...)로 새로 만들기 등). "
     "query, key, value까지 기울기가 흘러야 학습이 됩니다.",
 }
@@ -86,6 +91,22 @@ def _softmax_model(weights_of):
     return model
 
 
+def _mix_model(other_of):
+    """A wrong implementation with correct weights that mixes another tensor than value."""
+
+    def model(q, k, v):
+        p = _scores(q, k, _sqrt(q)).softmax(-1)
+        return torch.matmul(p, other_of(q, k, v)), p
+
+    return model
+
+
+def _bmm_model(q, k, v):
+    """torch.bmm instead of torch.matmul: fine in 3-D, an error in 4-D."""
+    p = (torch.bmm(q, k.transpose(-2, -1)) / _sqrt(q)).softmax(-1)
+    return torch.bmm(p, v), p
+
+
 def _sqrt(q):
     return math.sqrt(q.size(-1))
 
@@ -96,6 +117,12 @@ BUG_MODELS = [
     ("divide_by_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1)).softmax(-1))),
     ("half_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1) / 2).softmax(-1))),
     ("half_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1) * 2).softmax(-1))),
+    # d_k read from another axis or tensor: query/key length, d_v, the axis after batch.
+    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(-2))).softmax(-1))),
+    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(k.size(-2))).softmax(-1))),
+    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(v.size(-1))).softmax(-1))),
+    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(1))).softmax(-1))),
+    ("times_sqrt", _softmax_model(lambda q, k, v: _scores(q, k, 1 / _sqrt(q)).softmax(-1))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(-2))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(1))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(0))),
@@ -110,6 +137,9 @@ BUG_MODELS = [
     ("sigmoid", _softmax_model(lambda q, k, v: _scores(q, k, 1.0).sigmoid())),
     ("scores", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)))),
     ("scores", _softmax_model(lambda q, k, v: _scores(q, k, 1.0))),
+    ("wrong_value", _mix_model(lambda q, k, v: q)),
+    ("wrong_value", _mix_model(lambda q, k, v: k)),
+    ("bmm", _bmm_model),
 ]
 
 
@@ -194,14 +224,25 @@ def _error_diagnosis(evidence, case, error):
         return BUGS["missing"]
     if "in-place" in error["message"]:
         return BUGS["in_place"]
-    bugs = matching_bugs(evidence.inputs(case), error=error)
-    if len(bugs) > 1 and case != "seed":
-        bugs = [bug for bug in bugs if _seed_shows(evidence, bug)] or bugs
-    if bugs:
-        return BUGS[bugs[0]]
+    bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), error=error))
+    if bug:
+        return BUGS[bug]
+    if evidence.inputs(case)[0].dim() == 4 and "error" not in evidence.trace("seed"):
+        return BUGS["only_3d"]
     visible = probe.CASES[case].visible
     detail = f"{kind}: {error['message']}" if visible and error["message"] else kind
     return f"실행 중 오류가 났습니다 ({detail})."
+
+
+def likely_bug(evidence, case, bugs):
+    """The most likely of `bugs` (all reproduce the student's result on `case`), or None.
+
+    Several bug models can coincide on one input (with a single query, dividing by √(query length)
+    is dividing by 1). The student's result on the seed input, when it was recorded, breaks the tie.
+    """
+    if len(bugs) > 1 and case != "seed":
+        bugs = [bug for bug in bugs if _seed_shows(evidence, bug)] or bugs
+    return bugs[0] if bugs else None
 
 
 def _seed_shows(evidence, bug):
@@ -235,11 +276,13 @@ def diagnose_weights(evidence, case, call):
     if close(p, reference, call.p_dtype):
         return None
     if p.shape != reference.shape:
-        bug = matching_bug(evidence.inputs(case), p_attn=p)
+        bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), p_attn=p))
         return BUGS[bug] if bug else f"p_attn의 모양이 {shape_text(p.shape)}입니다. (batch…, query 길이, key 길이) 모양이어야 합니다."
     if not torch.isfinite(p).all():
         return BUGS["overflow"] if probe.CASES[case].magnitude > 10 else BUGS["not_finite"]
-    bug = matching_bug(evidence.inputs(case), p_attn=p)
+    bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), p_attn=p))
+    if bug == "wrong_dk":
+        return BUGS[bug] + _scale_note(evidence.inputs(case), p)
     if bug:
         return BUGS[bug]
     inferred = _diagnose_scale(evidence.inputs(case), p)
@@ -278,7 +321,7 @@ def _diagnose_scale(inputs, p):
     scale, correlation = fitted_scale(query, key, p)
     if scale is None or correlation < 0.999:
         return None
-    d_k = query.size(-1)
+    d_k = query.shape[-1]
 
     def near(a, b):
         return abs(a - b) <= 0.02 * b
@@ -295,8 +338,22 @@ def _diagnose_scale(inputs, p):
         return BUGS["times_sqrt"]
     sizes = {n for t in inputs for n in t.shape if n != d_k}
     if any(near(scale, math.sqrt(n)) for n in sizes):
-        return BUGS["wrong_dk"] + f" (점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}로 나눴습니다.)"
+        return BUGS["wrong_dk"] + _scale_note(inputs, p)
+    square = round(scale * scale)
+    if square >= 2 and near(scale, math.sqrt(square)):
+        # A constant: a hard-coded d_k (e.g. math.sqrt(512)) that fits one width only.
+        return (f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}(≈ √{square})로 나눈 것 같습니다. "
+                "d_k를 숫자로 정해 두지 말고 d_k = query.size(-1)로 입력에서 구하세요.")
     return f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}로 나눈 것 같습니다."
+
+
+def _scale_note(inputs, p):
+    """' (점수를 √d_k = 2가 아니라 약 1.73로 나눴습니다.)', or '' when no single scale fits p."""
+    query, key, _ = inputs
+    scale, correlation = fitted_scale(query, key, p)
+    if scale is None or correlation < 0.999:
+        return ""
+    return f" (점수를 √d_k = {math.sqrt(query.shape[-1]):.3g}가 아니라 약 {scale:.3g}로 나눴습니다.)"
 
 
 def diagnose_output(evidence, case, call):
@@ -396,7 +453,8 @@ def weighted_mix(evidence):
             mixed = torch.matmul(call.p_attn, value)
             if close(call.output, mixed, call.output_dtype):
                 return None
-        return diagnose_output(evidence, case, call) or "출력이 p_attn @ value와 다릅니다."
+        return (diagnose_output(evidence, case, call) or diagnose_weights(evidence, case, call)
+                or "출력이 p_attn @ value와 다릅니다.")
 
     return _per_case(evidence, PROPERTY_CASES, judge_one)
 
