@@ -18,8 +18,9 @@ class Limits:
         torch 2.13 CPU and one thread); a correct chapter-01 submission runs with 1 GiB, so 2 GiB
         leaves room for honest work and still stops a memory bomb long before the host suffers.
     max_processes: RLIMIT_NPROC of the child (threads count too). The kernel ignores it for uid 0,
-        so under bubblewrap the worker drops to an unprivileged uid before any student code runs.
-        In that (root) mode the count is per host uid, i.e. shared by every sandbox of the machine.
+        so under bubblewrap a root pool gives each worker its own unprivileged uid, which it
+        switches to before any student code runs; the count then covers the worker's own two or
+        three tasks plus the student's, and one sandbox's fork bomb cannot starve another's.
     file_size_bytes: RLIMIT_FSIZE (largest file the child may write), and also the most the child
         may write to stdout+stderr together before it is killed with status "output_limit".
     output_bytes: how much of the end of stdout and of stderr is kept and returned.

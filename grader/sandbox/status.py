@@ -1,4 +1,6 @@
-"""The statuses a sandboxed run can end with, and what each means for the student (in Korean)."""
+"""The statuses a sandboxed run can end with, how one is decided, and what each means for the student (in Korean)."""
+import os
+import signal
 
 OK = "ok"
 TIMEOUT = "timeout"
@@ -23,3 +25,51 @@ def message(status, limits):
     """A Korean sentence for the student explaining `status` under `limits`."""
     memory = f"{limits.memory_bytes / 2**30:g} GiB"
     return _MESSAGES[status].format(wall=limits.wall_seconds, memory=memory)
+
+
+_MEMORY_WORDS = ("MemoryError", "can't allocate memory", "Cannot allocate memory", "bad_alloc", "out of memory")
+
+
+def _errors(result):
+    if not isinstance(result, dict):
+        return
+    if isinstance(result.get("load_error"), dict):
+        yield result["load_error"]
+    traces = result.get("traces")
+    for trace in traces.values() if isinstance(traces, dict) else ():
+        if isinstance(trace, dict):
+            for error in (trace.get("error"), (trace.get("gradients") or {}).get("error")):
+                if isinstance(error, dict):
+                    yield error
+
+
+def _mentions_memory(text):
+    return any(word in text for word in _MEMORY_WORDS)
+
+
+def ran_out_of_memory(result, stderr=""):
+    """Whether the student's code hit the memory limit, judging by the errors it recorded or printed."""
+    for error in _errors(result):
+        if error.get("type") == "MemoryError" or _mentions_memory(str(error.get("message", ""))):
+            return True
+    return _mentions_memory(stderr[-4096:])
+
+
+def classify(*, exit_status, timed_out, output_exceeded, cpu_seconds, limits, result, stderr):
+    """The status of one run, from how the child ended and what it sent back (`result` is None if nothing valid)."""
+    if output_exceeded:
+        return OUTPUT_LIMIT
+    if timed_out:
+        return TIMEOUT
+    signalled = os.WIFSIGNALED(exit_status)
+    signum = os.WTERMSIG(exit_status) if signalled else None
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_seconds >= limits.cpu_seconds - 0.05):
+        return TIMEOUT
+    clean_exit = os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == 0
+    if ran_out_of_memory(result, "" if clean_exit else stderr):
+        return MEMORY
+    if signalled:
+        return CRASHED
+    if clean_exit and result is not None:
+        return OK
+    return NO_RESULT

@@ -1,0 +1,103 @@
+"""The forked child: lock itself down, run the student's source through `execute`, send back JSON.
+
+Everything here runs in the process that executes student code, so nothing in it is trusted after
+`execute` starts: the student shares this interpreter. What we can still guarantee is that the
+result bytes are produced by a JSON encoder bound before the student's code was loaded (so patching
+`json.dumps` or `json.encoder` changes nothing) and that every patch dies with this process.
+"""
+import fcntl
+import io
+import json
+import os
+import resource
+import sys
+import tempfile
+
+from .processes import set_no_new_privileges
+from .protocol import RESULT_PREFIX, write_all
+
+RESULT_FD = 3
+EXIT_SETUP_FAILED = 70
+EXIT_EXECUTE_RAISED = 71
+EXIT_ENCODE_FAILED = 72
+
+def _reject(value):
+    raise TypeError(f"not plain data: {type(value).__name__}")
+
+
+# The C encoder, built now: student code cannot reach it through the `json` module any more.
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_ENCODER = _make_encoder and _make_encoder({}, _reject, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+_FALLBACK_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _encode(value):
+    """`value` as compact JSON text, with NaN and infinities allowed (the runner reads them back)."""
+    return "".join(_ENCODER(value, 0)) if _ENCODER else _FALLBACK_ENCODE(value)
+
+
+def _move_fds(stdout_fd, stderr_fd, result_fd):
+    """Put /dev/null, the two capture pipes and the result pipe on fds 0-3 and close every other fd."""
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (stdout_fd, stderr_fd, result_fd)]
+    null = os.open(os.devnull, os.O_RDWR)
+    for target, source in enumerate([null, *high]):
+        os.dup2(source, target)
+    os.closerange(RESULT_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+
+
+def _apply_limits(limits):
+    cpu = int(limits.cpu_seconds)
+    for which, value in (
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_NPROC, limits.max_processes),
+        (resource.RLIMIT_FSIZE, limits.file_size_bytes),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        soft, hard = value if isinstance(value, tuple) else (value, value)
+        resource.setrlimit(which, (int(soft), int(hard)))
+
+
+def _fresh_streams():
+    def stream(fd):
+        raw = io.FileIO(fd, "w", closefd=False)
+        return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+
+    sys.stdin = sys.__stdin__ = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.__stdout__ = stream(1)
+    sys.stderr = sys.__stderr__ = stream(2)
+
+
+def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
+    os.setsid()
+    _move_fds(stdout_fd, stderr_fd, result_fd)
+    set_no_new_privileges()
+    os.chdir(workdir)
+    os.environ.update(TMPDIR=workdir, HOME=workdir)
+    tempfile.tempdir = None
+    _fresh_streams()
+    _apply_limits(limits)
+
+
+def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, result_fd):
+    """Run one submission in this (already forked) process; never returns."""
+    try:
+        _setup(limits, workdir, stdout_fd, stderr_fd, result_fd)
+    except BaseException:  # noqa: BLE001 - nothing of the student's has run yet
+        os._exit(EXIT_SETUP_FAILED)
+    try:
+        result = execute(source, probe, cases)
+    except BaseException:  # noqa: BLE001 - e.g. an exception whose __str__ raises
+        os._exit(EXIT_EXECUTE_RAISED)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    try:
+        payload = _encode(result).encode("utf-8")
+        write_all(RESULT_FD, RESULT_PREFIX.pack(len(payload)) + payload)
+    except BaseException:  # noqa: BLE001
+        os._exit(EXIT_ENCODE_FAILED)
+    os._exit(0)

@@ -1,0 +1,354 @@
+"""A pool of warm sandboxed workers: grade many submissions in parallel and stream the results."""
+import itertools
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from . import bwrap, status
+from .capture import Tail
+from .limits import Limits
+from .privileges import sandbox_uid
+from .processes import descendants, kill_tree
+from .protocol import encode_job
+from .staging import environment, has_module, stage
+
+BUBBLEWRAP = "bubblewrap"
+SUBPROCESS = "subprocess"
+STARTUP_SECONDS = 120.0  # importing torch on a loaded 2-core machine can take far longer than the usual 2 s
+GRACE_SECONDS = 10.0  # beyond wall_seconds, before the pool gives up on a worker that does not answer
+MAX_START_FAILURES = 3
+_READ = 1 << 16
+_warned = False
+_END = object()
+_spawned = itertools.count()
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one submission's run ended; `result` is `execute`'s plain-data dict (or None)."""
+
+    submission_id: str
+    status: str
+    result: dict | None
+    stdout: str
+    stderr: str
+    seconds: float
+    sandbox: str
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself cannot work (never a student's fault)."""
+
+
+def _warn_once(reason):
+    global _warned
+    if not _warned:
+        _warned = True
+        print(f"grader.sandbox: WARNING: {reason}; running submissions as plain subprocesses with rlimits "
+              "and process-group kill only (no file-system, network or pid isolation).", file=sys.stderr, flush=True)
+
+
+@dataclass
+class _Job:
+    submission_id: str
+    seq: int
+    sent: float
+    deadline: float
+
+    def elapsed(self):
+        return round(time.monotonic() - self.sent, 4)
+
+
+class _Worker:
+    """One warm worker process and the job it is running, seen from the pool."""
+
+    def __init__(self, process, startup_deadline):
+        self.process = process
+        self.stdin, self.stdout, self.stderr = (s.fileno() for s in (process.stdin, process.stdout, process.stderr))
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.set_blocking(fd, False)
+        self.startup_deadline = startup_deadline
+        self.ready = False
+        self.startup_seconds = None
+        self.stderr_open = True
+        self.lines = bytearray()
+        self.errors = Tail(8192)
+        self.pending = memoryview(b"")
+        self.seq = 0
+        self.job = None
+
+    def deadline(self):
+        return self.job.deadline if self.job else (None if self.ready else self.startup_deadline)
+
+    def kill(self):
+        """Kill the worker and every process below it, then release its pipes."""
+        kill_tree(self.process.pid, include_root=True)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.read_errors()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def read_errors(self):
+        """Keep the end of what the worker wrote on stderr (for SandboxError messages)."""
+        while self.stderr_open:
+            try:
+                chunk = os.read(self.stderr, _READ)
+            except (BlockingIOError, ValueError, OSError):
+                return
+            if not chunk:
+                self.stderr_open = False
+            self.errors.add(chunk)
+
+
+class SandboxPool:
+    """`jobs` warm workers running submissions of one chapter probe; use as a context manager."""
+
+    def __init__(self, probe_module: str, jobs: int = 2, limits: Limits = Limits(), use_bwrap: bool | None = None):
+        if not isinstance(jobs, int) or jobs < 1:
+            raise ValueError("jobs must be a positive integer")
+        if not isinstance(limits, Limits):
+            raise TypeError("limits must be a Limits")
+        self.probe_module = probe_module
+        self.jobs = jobs
+        self.limits = limits
+        self.use_bwrap = use_bwrap
+        self.sandbox = None
+        self._workdir = None
+        self._code = None
+        self._workers = []
+        self._start_failures = 0
+        self._running = False
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def start(self):
+        """Decide on the sandbox, stage the code and launch the workers (they warm up in the background)."""
+        if self.sandbox is not None:
+            return
+        if self.use_bwrap is None:
+            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS
+            if self.sandbox == SUBPROCESS:
+                _warn_once("bubblewrap (bwrap) is missing or does not work here")
+        elif self.use_bwrap:
+            if not bwrap.bubblewrap_available():
+                raise SandboxError("use_bwrap=True but bubblewrap is missing or does not work here")
+            self.sandbox = BUBBLEWRAP
+        else:
+            self.sandbox = SUBPROCESS
+            _warn_once("use_bwrap=False")
+        try:
+            self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
+            self._code = stage(os.path.join(self._workdir, "code"))
+            if not has_module(self._code, self.probe_module):
+                raise ValueError(f"probe module {self.probe_module!r} is not among the staged grader modules")
+            self._workers = [self._spawn(slot) for slot in range(self.jobs)]
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        """Kill every worker and everything they started; remove the staged code."""
+        for slot in range(len(self._workers)):
+            worker, self._workers[slot] = self._workers[slot], None
+            if worker is not None:
+                worker.kill()
+        self._workers = []
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+        self.sandbox = None
+
+    def processes(self):
+        """Host pids of the worker processes and of everything running below them."""
+        pids = []
+        for worker in self._workers:
+            if worker is not None:
+                pids += [worker.process.pid, *descendants(worker.process.pid)]
+        return pids
+
+    def _spawn(self, slot):
+        argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
+                "--limits", json.dumps(self.limits.to_json())]
+        if self.sandbox == BUBBLEWRAP:
+            argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace"]
+            if os.geteuid() == 0:
+                argv += ["--uid", str(sandbox_uid(next(_spawned)))]
+            command, env, cwd = bwrap.command(argv, self._code, self.limits), {"PATH": os.defpath}, "/"
+        else:
+            scratch = os.path.join(self._workdir, f"scratch-{slot}")
+            os.makedirs(scratch, exist_ok=True)
+            argv += ["--scratch", scratch, "--parent-pid", str(os.getpid())]
+            command, env, cwd = argv, environment(self._code, scratch), scratch
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+            env=env, cwd=cwd, close_fds=True, start_new_session=True,
+        )
+        return _Worker(process, time.monotonic() + STARTUP_SECONDS)
+
+    def run(self, items):
+        """Grade each (submission id, source, case names); yield a RunResult for each as soon as it is done."""
+        if self.sandbox is None:
+            raise SandboxError("start the pool first (use it as a context manager)")
+        if self._running:
+            raise SandboxError("this pool is already running a batch")
+        self._running = True
+        items = iter(items)
+        exhausted = False
+        try:
+            while True:
+                for slot, worker in enumerate(self._workers):
+                    if worker is None and not exhausted:
+                        self._workers[slot] = self._spawn(slot)
+                for worker in self._workers:
+                    if worker is not None and worker.ready and worker.job is None and not exhausted:
+                        item = next(items, _END)
+                        if item is _END:
+                            exhausted = True
+                        else:
+                            self._send(worker, item)
+                if exhausted and not any(worker is not None and worker.job for worker in self._workers):
+                    return
+                yield from self._poll()
+                yield from self._expire()
+        finally:
+            self._running = False
+            for slot, worker in enumerate(self._workers):
+                if worker is not None and worker.job is not None:  # abandoned mid-batch: its answer would confuse the next one
+                    self._retire(slot)
+
+    def _send(self, worker, item):
+        submission_id, source, cases = item
+        if not isinstance(submission_id, str) or not isinstance(source, str):
+            raise TypeError("each item must be (submission id: str, source: str, case names: list[str])")
+        cases = list(cases)
+        if not all(isinstance(name, str) for name in cases):
+            raise TypeError("case names must be strings")
+        worker.seq += 1
+        now = time.monotonic()
+        worker.job = _Job(submission_id, worker.seq, now, now + self.limits.wall_seconds + GRACE_SECONDS)
+        worker.pending = memoryview(encode_job(submission_id, source, cases))
+        self._write(worker)
+
+    def _write(self, worker):
+        while worker.pending:
+            try:
+                written = os.write(worker.stdin, worker.pending)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            worker.pending = worker.pending[written:]
+        return True
+
+    def _poll(self):
+        deadlines = [w.deadline() for w in self._workers if w is not None and w.deadline() is not None]
+        timeout = min([1.0, *(d - time.monotonic() for d in deadlines)])
+        poller, owners = select.poll(), {}
+        for slot, worker in enumerate(self._workers):
+            if worker is None:
+                continue
+            poller.register(worker.stdout, select.POLLIN)
+            owners[worker.stdout] = slot
+            if worker.stderr_open:
+                poller.register(worker.stderr, select.POLLIN)
+                owners[worker.stderr] = slot
+            if worker.pending:
+                poller.register(worker.stdin, select.POLLOUT)
+                owners[worker.stdin] = slot
+        for fd, _ in poller.poll(max(0, int(timeout * 1000))):
+            slot = owners[fd]
+            worker = self._workers[slot]
+            if worker is None:
+                continue
+            if fd == worker.stderr:
+                worker.read_errors()
+            elif fd == worker.stdin:
+                if not self._write(worker):
+                    yield from self._retire(slot)
+            else:
+                yield from self._read(slot, worker)
+
+    def _read(self, slot, worker):
+        try:
+            chunk = os.read(worker.stdout, _READ)
+        except BlockingIOError:
+            return
+        if not chunk:
+            yield from self._retire(slot)
+            return
+        worker.lines += chunk
+        while (end := worker.lines.find(b"\n")) >= 0:
+            line = bytes(worker.lines[:end])
+            del worker.lines[: end + 1]
+            result = self._message(worker, line)
+            if result is False:
+                yield from self._retire(slot)
+                return
+            if result is not None:
+                yield result
+        if len(worker.lines) > 2 * self.limits.result_bytes + 16 * self.limits.output_bytes + (1 << 20):
+            yield from self._retire(slot)
+
+    def _message(self, worker, line):
+        """Apply one line from a worker: None (readiness), a RunResult, or False if the worker misbehaves."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(message, dict):
+            return False
+        if message.get("ready") is True and not worker.ready:
+            worker.ready = True
+            worker.startup_seconds = message.get("seconds")
+            self._start_failures = 0
+            return None
+        job = worker.job
+        fields_ok = (
+            message.get("status") in status.ALL
+            and (message.get("result") is None or isinstance(message.get("result"), dict))
+            and isinstance(message.get("stdout"), str) and isinstance(message.get("stderr"), str)
+            and isinstance(message.get("seconds"), (int, float))
+        )
+        if job is None or message.get("seq") != job.seq or not fields_ok:
+            return False
+        worker.job = None
+        return RunResult(job.submission_id, message["status"], message["result"], message["stdout"],
+                         message["stderr"], float(message["seconds"]), self.sandbox)
+
+    def _expire(self):
+        now = time.monotonic()
+        for slot, worker in enumerate(self._workers):
+            if worker is not None and worker.deadline() is not None and now > worker.deadline():
+                yield from self._retire(slot)
+
+    def _retire(self, slot):
+        """Kill the worker in `slot` (it is restarted when needed); its job, if any, ends as "crashed"."""
+        worker, self._workers[slot] = self._workers[slot], None
+        worker.kill()
+        results = []
+        if worker.job is not None:
+            job = worker.job
+            results.append(RunResult(job.submission_id, status.CRASHED, None, "", "", job.elapsed(), self.sandbox))
+        if not worker.ready:
+            self._start_failures += 1
+            if self._start_failures >= MAX_START_FAILURES:
+                raise SandboxError(f"a sandbox worker failed to start {self._start_failures} times in a row; "
+                                   f"its stderr ended with:\n{worker.errors.text()}")
+        return results

@@ -1,0 +1,136 @@
+"""Find and kill process trees; the Linux process controls (prctl) the sandbox needs."""
+import ctypes
+import os
+import signal
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _prctl(option, value):
+    if _libc.prctl(option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+
+
+def set_subreaper():
+    """Make orphaned descendants of this process become its children (instead of init's)."""
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def set_parent_death_signal(signum=signal.SIGKILL):
+    """Have the kernel send `signum` to this process when its parent dies."""
+    _prctl(PR_SET_PDEATHSIG, int(signum))
+
+
+def set_no_new_privileges():
+    """Forbid gaining privileges through exec (setuid binaries, file capabilities)."""
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def process_table():
+    """Map pid -> parent pid for every process visible in /proc."""
+    table = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        table[int(entry.name)] = int(fields[1])
+    return table
+
+
+def descendants(root):
+    """Pids of every living descendant of `root` (not `root` itself)."""
+    children = {}
+    for pid, parent in process_table().items():
+        children.setdefault(parent, []).append(pid)
+    found, stack = [], list(children.get(root, ()))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, ()))
+    return found
+
+
+def _signal_all(pids, signum):
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def kill_tree(root, include_root=False, rounds=100):
+    """SIGKILL every descendant of `root` (and `root` if asked), freezing them first so none escapes by forking."""
+    stopped = set()
+    for _ in range(rounds):
+        found = set(descendants(root))
+        if include_root:
+            found.add(root)
+        fresh = found - stopped
+        if not fresh:
+            break
+        _signal_all(fresh, signal.SIGSTOP)
+        stopped |= fresh
+    _signal_all(stopped, signal.SIGKILL)
+
+
+def kill_group(pgid):
+    """SIGKILL a process group, ignoring one that is already gone."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def kill_everything_else():
+    """SIGKILL every process this one may signal except itself and pid 1 (use only inside a private pid namespace)."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _until_gone(kill, survivors, timeout):
+    """Repeat `kill` and reap our zombies until `survivors()` is empty (or `timeout` passes); return what is left."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        kill()
+        reap_zombies()
+        left = survivors()
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def clear_namespace(timeout=5.0):
+    """Inside a private pid namespace: kill all but pid 1 and ourselves, and wait until they are gone."""
+    me = os.getpid()
+    return _until_gone(kill_everything_else, lambda: [pid for pid in process_table() if pid not in (1, me)], timeout)
+
+
+def clear_descendants(timeout=5.0):
+    """Kill every descendant of this process and wait until they are gone (it must be their subreaper)."""
+    me = os.getpid()
+    return _until_gone(lambda: kill_tree(me), lambda: descendants(me), timeout)
+
+
+def reap_zombies():
+    """Collect the exit status of every child that has ended, without blocking."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

@@ -1,0 +1,196 @@
+"""One job, start to end: read it, fork the child, watch it under the limits, clean up, report one line.
+
+A runner is forked afresh from the warm worker for every job and exits afterwards, so nothing of a
+submission (its source, output or result) is ever left in the memory of a process that later forks
+another submission's child.
+"""
+import json
+import os
+import select
+import shutil
+import signal
+import tempfile
+import time
+
+from . import child, status
+from .capture import Tail
+from .processes import clear_descendants, clear_namespace, kill_group
+from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
+
+EXIT_REPORTED = 0
+EXIT_END_OF_INPUT = 3
+EXIT_PROTOCOL_ERROR = 4
+_CHUNK = 1 << 16
+
+
+class _Watch:
+    """What the child has written so far to its stdout, stderr and result pipes."""
+
+    def __init__(self, limits):
+        self.limits = limits
+        self.stdout = Tail(limits.output_bytes)
+        self.stderr = Tail(limits.output_bytes)
+        self.result = bytearray()
+        self.result_too_big = False
+
+    def feed(self, stream, chunk):
+        if stream == "result":
+            self.result += chunk
+            if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes:
+                self.result_too_big = True
+                del self.result[RESULT_PREFIX.size:]
+        else:
+            getattr(self, stream).add(chunk)
+
+    @property
+    def output_exceeded(self):
+        return self.result_too_big or self.stdout.total + self.stderr.total > self.limits.file_size_bytes
+
+    def decoded_result(self):
+        """The child's result if it sent a complete, well-formed one: (dict, its JSON bytes), else (None, b"null")."""
+        nothing = None, b"null"
+        if self.result_too_big or len(self.result) < RESULT_PREFIX.size:
+            return nothing
+        (length,) = RESULT_PREFIX.unpack_from(self.result)
+        raw = bytes(self.result[RESULT_PREFIX.size:])
+        if length > self.limits.result_bytes or len(raw) != length or b"\n" in raw:
+            return nothing
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            return nothing
+        if isinstance(value, dict) and (isinstance(value.get("traces"), dict) or isinstance(value.get("load_error"), dict)):
+            return value, raw
+        return nothing
+
+
+def _supervise(pid, streams, watch, deadline):
+    """Read the child's pipes until it exits, the deadline passes or it writes too much; return (timed_out, exit)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    poller = select.poll()
+    for fd in streams:
+        poller.register(fd, select.POLLIN)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True, None
+            wait_ms = remaining * 1000 if pidfd is not None else min(remaining * 1000, 20)
+            for fd, _ in poller.poll(max(1, int(wait_ms))):
+                if fd == pidfd:
+                    return False, os.wait4(pid, 0)
+                chunk = os.read(fd, _CHUNK)
+                if chunk:
+                    watch.feed(streams[fd], chunk)
+                else:
+                    poller.unregister(fd)
+            if watch.output_exceeded:
+                return False, None
+            if pidfd is None:
+                ended = os.wait4(pid, os.WNOHANG)
+                if ended[0]:
+                    return False, ended
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _drain(streams, watch):
+    """Read what is left in the pipes now that every writer is dead (or frozen)."""
+    for fd, stream in streams.items():
+        os.set_blocking(fd, False)
+        for _ in range(4096):
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            if not watch.output_exceeded:
+                watch.feed(stream, chunk)
+
+
+def _kill_leftovers(pid, namespaced):
+    """Kill the child's process group and everything else it may have started; wait until all are gone."""
+    kill_group(pid)
+    if namespaced:
+        clear_namespace()
+    else:
+        clear_descendants()
+
+
+def _wipe(path, contents_only=False):
+    """Remove `path` (or what is inside it), making read-only directories writable on the way."""
+    def retry(function, target, _):
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            function(target)
+        except OSError:
+            pass
+
+    try:
+        targets = [entry.path for entry in os.scandir(path)] if contents_only else [path]
+    except OSError:
+        return
+    for target in targets:
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target, onerror=retry)
+        else:
+            try:
+                os.unlink(target)
+            except OSError:
+                pass
+
+
+def serve_one(seq, probe, execute, limits, scratch, namespaced):
+    """Handle the next job on stdin and report it on stdout; return this runner's exit code."""
+    try:
+        job = read_job(0)
+    except (ProtocolError, ValueError, KeyError, TypeError):
+        return EXIT_PROTOCOL_ERROR
+    if job is None:
+        return EXIT_END_OF_INPUT
+    submission_id, cases, source = job
+    workdir = tempfile.mkdtemp(prefix="job-", dir=scratch)
+    (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        child.run(source, cases, probe, execute, limits, workdir, out_w, err_w, res_w)
+    del source
+    for fd in (out_w, err_w, res_w):
+        os.close(fd)
+    streams = {out_r: "stdout", err_r: "stderr", res_r: "result"}
+    watch = _Watch(limits)
+    timed_out, ended = _supervise(pid, streams, watch, started + limits.wall_seconds)
+    seconds = time.monotonic() - started
+    if ended is None:
+        os.kill(pid, signal.SIGKILL)
+        ended = os.wait4(pid, 0)
+    _kill_leftovers(pid, namespaced)
+    _drain(streams, watch)
+    _, exit_status, usage = ended
+    result, raw_result = watch.decoded_result()
+    stderr = watch.stderr.text()
+    outcome = status.classify(
+        exit_status=exit_status, timed_out=timed_out, output_exceeded=watch.output_exceeded,
+        cpu_seconds=usage.ru_utime + usage.ru_stime, limits=limits, result=result, stderr=stderr,
+    )
+    line = encode_line({
+        "seq": seq, "id": submission_id, "status": outcome,
+        "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),
+    })
+    write_all(1, line[:-2] + b',"result":' + raw_result + b"}\n")  # the validated JSON, spliced in unchanged
+    for fd in streams:
+        os.close(fd)
+    _wipe(workdir)
+    if namespaced:
+        for shared in (scratch, "/dev/shm"):
+            _wipe(shared, contents_only=True)
+    return EXIT_REPORTED

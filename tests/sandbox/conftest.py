@@ -1,0 +1,76 @@
+"""Fixtures for the sandbox tests: the real chapter-01 probe, the correct solution, and shared pools."""
+import os
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import Limits, SandboxPool, bubblewrap_available
+from grader.sandbox.limits import GIB
+
+REPO = Path(__file__).resolve().parents[2]
+SOLUTION = REPO / "solutions" / "01_attention" / "transformer.py"
+PROBE = "grader.checks.ch01_probe"
+# Small enough that a broken sandbox cannot hurt the machine, large enough for a correct submission.
+TEST_LIMITS = Limits(wall_seconds=5, cpu_seconds=5, memory_bytes=2 * GIB, max_processes=32)
+
+
+def run_batch(pool, items):
+    """Run `items` through `pool`; return {submission id: RunResult}."""
+    return {result.submission_id: result for result in pool.run(items)}
+
+
+def passed(result):
+    """A run that ended normally with every case answered without error."""
+    if result.status != "ok" or "traces" not in result.result:
+        return False
+    return all("error" not in trace for trace in result.result["traces"].values())
+
+
+def processes_matching(*needles):
+    """Command lines of host processes containing all of `needles` (read from /proc)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
+                    command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if all(needle in command for needle in needles):
+                found.append((int(entry.name), command))
+    return found
+
+
+@pytest.fixture(scope="session")
+def solution_source():
+    """The correct chapter-01 solution (its BEGIN/END SOLUTION comments are harmless)."""
+    return SOLUTION.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def case_names():
+    """Every case of the real chapter-01 probe, hidden ones included."""
+    from grader.checks import ch01_probe
+
+    return ch01_probe.case_names()
+
+
+@pytest.fixture(scope="session")
+def need_bwrap():
+    """Skip when bubblewrap cannot run here."""
+    if not bubblewrap_available():
+        pytest.skip("bubblewrap is not available")
+
+
+@pytest.fixture(scope="session")
+def bwrap_pool(need_bwrap):
+    """Two warm bubblewrap workers, shared by the whole session."""
+    with SandboxPool(PROBE, jobs=2, limits=TEST_LIMITS, use_bwrap=True) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="session")
+def serial_pool(need_bwrap):
+    """One warm bubblewrap worker, so consecutive submissions share it."""
+    with SandboxPool(PROBE, jobs=1, limits=TEST_LIMITS, use_bwrap=True) as pool:
+        yield pool
