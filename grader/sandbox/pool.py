@@ -16,7 +16,7 @@ from .limits import Limits
 from .privileges import sandbox_uid
 from .processes import descendants, kill_tree
 from .protocol import encode_job
-from .staging import environment, has_module, stage
+from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
 SUBPROCESS = "subprocess"
@@ -155,9 +155,7 @@ class SandboxPool:
             _warn_once("use_bwrap=False")
         try:
             self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
-            self._code = stage(os.path.join(self._workdir, "code"))
-            if not has_module(self._code, self.probe_module):
-                raise ValueError(f"probe module {self.probe_module!r} is not among the staged grader modules")
+            self._code = stage(os.path.join(self._workdir, "code"), self.probe_module)
             self._workers = [self._spawn(slot) for slot in range(self.jobs)]
         except BaseException:
             self.close()

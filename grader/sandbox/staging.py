@@ -1,34 +1,83 @@
-"""Copy the few modules a worker needs into a private directory, and give it a minimal environment.
+"""Copy only the modules a worker needs into a private directory, and give it a minimal environment.
 
 The worker imports `grader` from this copy only, so neither the repository nor anything else in
-it (solutions, reference data, other submissions, the gradebook) has to be visible to it.
+it (solutions, reference data, judges, other submissions, the gradebook) is visible to it. What is
+copied: every `grader/sandbox/*.py`, the probe, `grader.checks.execute`, every `grader` module they
+import (transitively, wherever the import statement is), and the `__init__.py` of each package on
+the way. Package `__init__` files are copied but not followed: their lazy imports serve the
+self-check, not the worker.
 """
+import ast
 import shutil
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CODE_PATTERNS = ("grader/__init__.py", "grader/checks/*.py", "grader/sandbox/*.py")
+ROOT_PACKAGE = "grader"
+ALWAYS = ("grader.checks.execute",)
 
 
-def stage(destination):
-    """Copy the worker's modules under `destination` (created world-readable) and return it."""
+def module_path(name):
+    """The repository file of module `name` (a package's `__init__.py`), or None."""
+    base = REPO_ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_of(name, path):
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imported_modules(name):
+    """Names of the `grader` modules that module `name` imports, anywhere in its code."""
+    path = module_path(name)
+    package = _package_of(name, path).split(".")
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = base + (node.module.split(".") if node.module else [])
+            found.add(".".join(target))
+            found.update(".".join(target + [alias.name]) for alias in node.names)
+    return {module for module in found
+            if (module == ROOT_PACKAGE or module.startswith(ROOT_PACKAGE + ".")) and module_path(module)}
+
+
+def needed_modules(probe_module):
+    """Every module name the worker needs for `probe_module` (see the module docstring)."""
+    sandbox = [f"{__package__}.{path.stem}" for path in sorted(Path(__file__).parent.glob("*.py")) if path.stem != "__init__"]
+    todo, needed = [probe_module, *ALWAYS, *sandbox], set()
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        parts = name.split(".")
+        needed.update(".".join(parts[:depth]) for depth in range(1, len(parts)))  # parent packages
+        if module_path(name).name != "__init__.py":
+            todo.extend(imported_modules(name) - needed)
+    return sorted(needed)
+
+
+def stage(destination, probe_module):
+    """Copy what a worker for `probe_module` needs under `destination` (world-readable); return it."""
+    if module_path(probe_module) is None or not probe_module.startswith(ROOT_PACKAGE + "."):
+        raise ValueError(f"probe module {probe_module!r} is not a module of the {ROOT_PACKAGE} package")
     destination = Path(destination)
     destination.mkdir(mode=0o755, parents=True, exist_ok=True)
     destination.chmod(0o755)
-    for pattern in CODE_PATTERNS:
-        for source in sorted(REPO_ROOT.glob(pattern)):
-            target = destination / source.relative_to(REPO_ROOT)
-            for directory in reversed(target.relative_to(destination).parents[:-1]):
-                (destination / directory).mkdir(mode=0o755, exist_ok=True)
-                (destination / directory).chmod(0o755)
-            shutil.copyfile(source, target)
-            target.chmod(0o644)
+    for name in needed_modules(probe_module):
+        source = module_path(name)
+        target = destination / source.relative_to(REPO_ROOT)
+        for directory in reversed(target.relative_to(destination).parents[:-1]):
+            (destination / directory).mkdir(mode=0o755, exist_ok=True)
+            (destination / directory).chmod(0o755)
+        shutil.copyfile(source, target)
+        target.chmod(0o644)
     return destination
-
-
-def has_module(code_dir, module):
-    """Whether `module` (dotted name) is a staged `.py` file."""
-    return (Path(code_dir) / (module.replace(".", "/") + ".py")).is_file()
 
 
 def environment(code_dir, home):

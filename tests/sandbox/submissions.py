@@ -104,6 +104,7 @@ except OSError as error:
 print("ROOT", sorted(os.listdir("/")))
 print("REPO", sorted(os.listdir(repo)) if os.path.isdir(repo) else None)
 print("CODE", sorted(os.listdir("/grader-code/grader")) if os.path.isdir("/grader-code/grader") else None)
+print("CHECKS", sorted(os.listdir("/grader-code/grader/checks")) if os.path.isdir("/grader-code/grader/checks") else None)
 if visible:
     raise RuntimeError("VISIBLE " + repr(visible))
 """

@@ -165,12 +165,13 @@ def test_no_process_survives_grading(hostile):
 
 
 def test_repository_is_invisible(hostile):
-    """Solutions, reference data, git and tests cannot be seen or read; only the staged modules are visible."""
+    """Solutions, reference data, judges, git and tests cannot be seen or read; only the modules the worker needs are visible."""
     result = hostile.results["peek"]
     assert passed(result), (result.result, result.stdout)
     lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
     assert lines["REPO"] == "['.venv']"
     assert lines["CODE"] == "['__init__.py', 'checks', 'sandbox']"
+    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'loading.py', 'tensors.py']"
     assert "OPEN" in lines
 
 
