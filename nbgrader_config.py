@@ -26,3 +26,18 @@ c.ClearSolutions.text_stub = "여기에 답을 쓰세요."
 
 # Autograding executes the whole notebook, torch import included.
 c.Execute.timeout = 120
+
+# `nbgrader autograde` (trusted mode) runs the hidden test cells, which import `grader.checks` from
+# this course root; the kernels it starts inherit this PYTHONPATH.
+COURSE_ROOT = os.path.dirname(os.path.abspath(__file__))
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (COURSE_ROOT, os.environ.get("PYTHONPATH")) if p)
+
+# A Python warning on stderr (e.g. a torch UserWarning raised by a correct answer) would zero the test
+# cell it lands in: nbgrader counts any stderr output as a failure. Drop stderr outputs that are warnings.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"(?m)^\S.*:\d+: \w*Warning: "
+
+# LMS downloads (`nbgrader zip_collect`, and `python -m grader grade 01 class.zip`): nbgrader's documented
+# `…_<student>_attempt_<timestamp>_<file>` naming. The grader reads these two settings from here too.
+c.FileNameCollectorPlugin.named_regexp = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
+c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py"]

@@ -1,0 +1,1 @@
+"""Batch grading: submissions → sandboxed runs → judged in the grader process → results, CSV, gradebook."""

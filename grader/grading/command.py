@@ -1,0 +1,99 @@
+"""`python -m grader grade CHAPTER PATH… [--jobs N] [--out DIR] [--json] [--gradebook PATH]`."""
+import sys
+from pathlib import Path
+
+from grader.checks import HERE as CHECKS_DIR
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def run(args):
+    """Grade every submission found in args.paths; write results; return the exit status."""
+    number = str(args.chapter)[:2]
+    if not (number.isdigit() and (CHECKS_DIR / f"ch{number}_judge.py").exists()):
+        print(f"알 수 없는 장입니다: {args.chapter}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.jobs < 1:
+        print("--jobs는 1 이상이어야 합니다.", file=sys.stderr)
+        return EXIT_USAGE
+
+    from grader.sandbox import Limits, SandboxError, SandboxPool
+
+    limits = Limits()
+    # Start the warm workers first: they import torch while this process collects inputs and loads the judge.
+    with SandboxPool(probe_module=f"grader.checks.ch{number}_probe", jobs=args.jobs, limits=limits) as pool:
+        from grader.checks import judge_module
+
+        from .collect import Inputs
+        from .course import Course
+
+        module = judge_module(number)
+        course = Course()
+        with Inputs(args.paths, module.CHAPTER_ID, course) as inputs:
+            for problem in inputs.problems:
+                print(f"오류: {problem}", file=sys.stderr)
+            if not inputs.submissions:
+                print("채점할 제출물이 없습니다.", file=sys.stderr)
+                return EXIT_USAGE
+            try:
+                report = _grade(inputs.submissions, pool, module, limits, args.out)
+            except SandboxError as error:
+                print(f"샌드박스 오류로 채점을 멈췄습니다: {error}", file=sys.stderr)
+                return EXIT_PROBLEMS
+    csv_path = report.write_csv()
+    status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
+    gradebook_path = _gradebook_path(args.gradebook)
+    if gradebook_path is not None:
+        status = max(status, _write_gradebook(gradebook_path, module, report, course))
+    if args.json:
+        report.stream_json(sys.stdout)
+    else:
+        _summary(report, csv_path)
+    return status
+
+
+def _grade(submissions, pool, module, limits, out):
+    from .judging import Judge
+    from .pipeline import grade
+    from .progress import Progress
+    from .report import Report
+
+    judge = Judge(module, limits)
+    report = Report(out)
+    progress = Progress(len(submissions))
+    for submission, verdicts, run in grade(submissions, pool, judge):
+        progress.update(report.add(submission, verdicts, run))
+    progress.finish()
+    return report
+
+
+def _gradebook_path(option):
+    """--gradebook PATH, else the course root's gradebook.db when it already exists, else None."""
+    if option:
+        return Path(option)
+    default = Path.cwd() / "gradebook.db"
+    return default if default.exists() else None
+
+
+def _write_gradebook(path, module, report, course):
+    from .gradebook import GradebookError, write
+
+    points = {check.name: check.points for check in module.CHECKS}
+    try:
+        count = write(path, module.CHAPTER_ID, points, report.rows, course)
+    except (GradebookError, FileNotFoundError, RuntimeError) as error:
+        print(f"gradebook에 기록하지 못했습니다: {error}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다.", file=sys.stderr)
+    return EXIT_OK
+
+
+def _summary(report, csv_path):
+    rows = report.sorted_rows()
+    counts = {}
+    for row in rows:
+        counts[row.status] = counts.get(row.status, 0) + 1
+    mean = sum(row.score for row in rows) / len(rows) if rows else 0.0
+    statuses = ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
+    print(f"제출 {len(rows)}건 ({statuses}), 평균 {mean:.1f}점")
+    print(f"결과: {report.results_dir}/<제출>.json, {csv_path}")

@@ -1,0 +1,131 @@
+"""Judge one sandbox run in the grader process: outcome → check results, plus the student's picture data."""
+import hashlib
+import json
+import math
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from grader.checks import framework, references
+from grader.sandbox import status as sandbox_status
+
+UNREADABLE = "unreadable"
+DEFAULT_PICTURE = ("seed", 1, "p_attn")
+MAX_PICTURE_CELLS = 64 * 64
+CACHE_SIZE = 512  # distinct outcomes remembered: a class repeats the same few bugs (and identical right answers)
+
+STATUS_NAMES = {
+    sandbox_status.TIMEOUT: "시간 초과",
+    sandbox_status.MEMORY: "메모리 초과",
+    sandbox_status.CRASHED: "비정상 종료",
+    sandbox_status.NO_RESULT: "결과 없이 종료",
+    sandbox_status.OUTPUT_LIMIT: "출력 초과",
+}
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """A submission's check results, the status they were judged under, and the picture data."""
+
+    results: list
+    status: str
+    picture: dict
+    failure: str | None = None  # the Korean reason the whole submission scored 0, if so
+
+
+class Judge:
+    """A chapter's checks and references, loaded once; judges outcomes one at a time."""
+
+    def __init__(self, judge_module, limits):
+        import torch
+
+        # The judge runs thousands of tiny tensor ops; torch's default 2+ intra-op threads spin and make
+        # each one ~7× slower (measured: matmul 1.3 ms vs 0.19 ms), and they compete with the sandbox workers.
+        torch.set_num_threads(1)
+        self.module = judge_module
+        self.limits = limits
+        self.references = references.load(judge_module.CHAPTER_ID)
+        self._cache = OrderedDict()
+        case, item, label = getattr(judge_module, "PICTURE", DEFAULT_PICTURE)
+        self.picture_case, self.picture_item, self.picture_label = case, item, label
+
+    @property
+    def cases(self):
+        return self.module.probe.case_names()
+
+    def outcome(self, run):
+        """The outcome dict to judge for a sandbox RunResult (a Korean failure when the run did not end well)."""
+        if run.status == sandbox_status.OK and isinstance(run.result, dict):
+            return run.result
+        name = STATUS_NAMES.get(run.status, run.status)
+        try:
+            detail = sandbox_status.message(run.status, self.limits)
+        except KeyError:
+            detail = ""
+        return {"failure": f"{name}: {detail}".rstrip(": ")}
+
+    def judge_run(self, run):
+        """Verdicts for a sandbox RunResult."""
+        outcome = self.outcome(run)
+        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome))
+
+    def judge_unreadable(self, message):
+        """Verdicts for a submission that could not be read (0 points, the Korean reason on every check)."""
+        outcome = {"failure": message}
+        return Verdicts(self.judge(outcome), UNREADABLE, self.picture(outcome), message)
+
+    def judge(self, outcome):
+        """The check results of an outcome; identical outcomes are judged once (the judge is deterministic)."""
+        key = hashlib.sha256(json.dumps(outcome, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return list(self._cache[key])
+        results = self._judge(outcome)
+        self._cache[key] = tuple(results)
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return results
+
+    def _judge(self, outcome):
+        """framework.judge on every check; a judge that crashes costs only its own check (and is reported)."""
+        module = self.module
+        try:
+            return framework.judge(module.CHECKS, module.probe, outcome, self.references)
+        except Exception:  # noqa: BLE001 - fall back to one check at a time
+            pass
+        results = []
+        for check in module.CHECKS:
+            try:
+                results.extend(framework.judge([check], module.probe, outcome, self.references))
+            except Exception as error:  # noqa: BLE001
+                print(f"grader: 검사 {check.name}의 채점 코드가 실패했습니다: {type(error).__name__}: {error}",
+                      file=sys.stderr)
+                results.append(framework.CheckResult(check.name, check.title, check.points, 0.0, check.visible,
+                                                     "채점기 내부 오류로 이 검사를 채점하지 못했습니다. 조교에게 알려 주세요."))
+        return results
+
+    def picture(self, outcome):
+        """{"case", "label", "student"}: the student's tensor for the feedback heatmap (first batch element) or None."""
+        return {"case": self.picture_case, "label": self.picture_label, "student": self._student_picture(outcome)}
+
+    def _student_picture(self, outcome):
+        try:
+            trace = outcome["traces"][self.picture_case]
+            description = trace["result"]["items"][self.picture_item]
+            if description.get("kind") != "tensor" or description.get("data") is None:
+                return None
+            shape = [int(n) for n in description["shape"]]
+            values = [float(x) for x in description["data"]]
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            return None
+        if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
+            return None
+        while len(shape) > 2:  # first batch (and head) element
+            values = values[: math.prod(shape[1:])]
+            shape = shape[1:]
+        if len(values) > MAX_PICTURE_CELLS:
+            return None
+        if len(shape) == 1:
+            return values
+        rows, columns = shape
+        return [values[r * columns:(r + 1) * columns] for r in range(rows)]
