@@ -1,0 +1,81 @@
+"""A correct submission passes; results do not depend on the number of workers; grading is fast."""
+import time
+
+import pytest
+
+from grader.sandbox import SandboxPool
+
+from . import submissions as s
+from .conftest import PROBE, TEST_LIMITS, passed, run_batch
+
+pytestmark = pytest.mark.sandbox
+
+
+def _mixed_batch(solution_source, case_names):
+    """Correct, wrong, broken and exiting submissions, in a fixed order."""
+    wrong = solution_source.replace("/ math.sqrt(d_k)", "* math.sqrt(d_k)")
+    assert wrong != solution_source
+    sources = [solution_source, wrong, s.SYNTAX_ERROR, s.MISSING_FUNCTION, s.EXIT_IN_CALL,
+               s.OS_EXIT_AT_IMPORT, s.prelude("print('안녕하세요')", solution_source)]
+    return [(f"sub{index:02d}", source, case_names) for index, source in enumerate(sources * 2)]
+
+
+def test_correct_submission_passes_every_case(bwrap_pool, solution_source, case_names):
+    """The correct solution runs in bubblewrap and returns a trace without error for every case."""
+    (result,) = bwrap_pool.run([("correct", solution_source, case_names)])
+    assert result.submission_id == "correct"
+    assert result.sandbox == "bubblewrap"
+    assert passed(result), result
+    assert list(result.result["traces"]) == case_names
+    assert result.stdout == "" and result.stderr == ""
+    assert 0 < result.seconds < TEST_LIMITS.wall_seconds
+
+
+def test_results_identical_for_one_and_two_workers(bwrap_pool, serial_pool, solution_source, case_names):
+    """The same batch gives the same status, result and output per submission with jobs=1 and jobs=2."""
+    batch = _mixed_batch(solution_source, case_names)
+    serial = run_batch(serial_pool, batch)
+    parallel = run_batch(bwrap_pool, batch)
+    assert set(serial) == set(parallel) == {name for name, _, _ in batch}
+
+    def essence(result):
+        return result.status, result.result, result.stdout, result.stderr
+
+    assert {name: essence(r) for name, r in serial.items()} == {name: essence(r) for name, r in parallel.items()}
+    assert serial["sub06"].stdout == "안녕하세요\n"
+    assert passed(serial["sub00"]) and serial["sub00"].result != serial["sub01"].result
+
+
+def test_results_stream_lazily(bwrap_pool, solution_source, case_names):
+    """run() pulls submissions only as workers free up and yields each result as soon as it is ready."""
+    pulled = []
+
+    def items():
+        for index in range(6):
+            pulled.append(index)
+            yield f"lazy{index}", solution_source, case_names
+
+    stream = bwrap_pool.run(items())
+    first = next(stream)
+    assert first.status == "ok"
+    assert len(pulled) <= 2 + 1  # one per worker, plus the one replacing the first finished
+    assert len(list(stream)) == 5
+
+
+def test_twenty_submissions_are_fast(need_bwrap, solution_source, case_names, capsys):
+    """20 submissions with jobs=2 cost far less than a Python+torch start-up each (timings are printed)."""
+    started = time.monotonic()
+    with SandboxPool(PROBE, jobs=2, limits=TEST_LIMITS) as pool:
+        first = run_batch(pool, [(f"cold{i}", solution_source, case_names) for i in range(20)])
+        cold = time.monotonic() - started
+        startup = [worker.startup_seconds for worker in pool._workers if worker is not None]
+        warm_started = time.monotonic()
+        second = run_batch(pool, [(f"warm{i}", solution_source, case_names) for i in range(20)])
+        warm = time.monotonic() - warm_started
+    assert all(passed(result) for result in [*first.values(), *second.values()])
+    with capsys.disabled():
+        print(f"\n[sandbox timing] 20 submissions incl. start-up: {cold:.2f} s; worker start-up {startup} s; "
+              f"20 more on warm workers: {warm:.2f} s ({warm / 20 * 1000:.0f} ms each, jobs=2)")
+    # Generous bounds: other work may share this 2-core machine. Idle, expect ~2.5 s and ~0.5 s.
+    assert warm < 20 * 0.5
+    assert cold < 30

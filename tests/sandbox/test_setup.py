@@ -1,0 +1,114 @@
+"""Limits, the bubblewrap command line, the staged code and the pool's API contract."""
+import dataclasses
+import os
+
+import pytest
+
+from grader.sandbox import Limits, RunResult, SandboxError, SandboxPool, bubblewrap_available
+from grader.sandbox import bwrap, pool as pool_module, staging
+from grader.sandbox.limits import GIB, KIB, MIB
+
+from .conftest import PROBE, REPO, passed, run_batch
+
+pytestmark = pytest.mark.sandbox
+
+
+def test_limit_defaults():
+    """The documented defaults: 20 s wall and CPU, 2 GiB address space, 16 MiB files, 64 KiB output, 8 MiB result."""
+    limits = Limits()
+    assert (limits.wall_seconds, limits.cpu_seconds, limits.memory_bytes) == (20, 20, 2 * GIB)
+    assert (limits.file_size_bytes, limits.output_bytes, limits.result_bytes) == (16 * MIB, 64 * KIB, 8 * MIB)
+    assert limits.max_processes > 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        limits.wall_seconds = 1
+
+
+@pytest.mark.parametrize("field", ["wall_seconds", "memory_bytes", "max_processes"])
+def test_limits_reject_nonsense(field):
+    """Zero, negative and non-numeric limits are refused."""
+    for value in (0, -1, "1", None, True):
+        with pytest.raises(ValueError):
+            Limits(**{field: value})
+
+
+def test_limits_round_trip_as_json():
+    """Limits cross into the worker as a plain dict and come back equal."""
+    limits = Limits(wall_seconds=3.5, max_processes=7)
+    assert Limits.from_json(limits.to_json()) == limits
+
+
+def test_bubblewrap_is_detected(need_bwrap):
+    """bubblewrap_available() is true on this machine (bwrap 0.8 is installed)."""
+    assert bubblewrap_available()
+
+
+def test_command_hides_the_repository(need_bwrap, tmp_path):
+    """The bwrap command binds nothing writable and no directory holding the repository; it isolates pid and net."""
+    command = bwrap.command(["python"], tmp_path)
+    sources = [command[i + 1] for i, word in enumerate(command) if word in ("--ro-bind", "--ro-bind-try", "--bind")]
+    assert "--bind" not in command and "--dev-bind" not in command
+    repo = str(REPO)
+    for source in sources:
+        assert not (repo == source or repo.startswith(source.rstrip("/") + "/")), source
+    unshare_all = "--unshare-all" in command
+    assert ("--unshare-pid" in command and "--unshare-net" in command) or unshare_all
+    for flag in ("--die-with-parent", "--new-session", "--clearenv", "--as-pid-1"):
+        assert flag in command
+
+
+def test_staged_code_is_only_what_the_worker_imports(tmp_path):
+    """The staged copy holds the probe, execute and their imports, the sandbox package, and nothing else."""
+    code = staging.stage(tmp_path / "code", PROBE)
+    files = sorted(str(path.relative_to(code)) for path in code.rglob("*") if path.is_file())
+    assert "grader/checks/ch01_probe.py" in files and "grader/checks/execute.py" in files
+    assert "grader/sandbox/worker.py" in files
+    assert not [name for name in files if "judge" in name or "reference" in name or "solution" in name]
+    assert all(name.endswith(".py") for name in files)
+
+
+def test_unknown_probe_is_refused():
+    """A probe module outside the grader package (or missing) is refused before any worker starts."""
+    for probe in ("os", "grader.checks.no_such_probe"):
+        with pytest.raises(ValueError):
+            SandboxPool(probe, use_bwrap=False).start()
+
+
+def test_run_needs_a_started_pool():
+    """run() on a pool that was never started raises SandboxError."""
+    with pytest.raises(SandboxError):
+        next(SandboxPool(PROBE, use_bwrap=False).run([]))
+
+
+def test_run_result_is_frozen():
+    """RunResult is an immutable record."""
+    result = RunResult("id", "ok", None, "", "", 0.0, "bubblewrap")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.status = "timeout"
+
+
+FREEZE_SUPERVISORS = """\
+import os, signal
+runner = os.getppid()
+with open(f"/proc/{runner}/stat") as handle:
+    worker = int(handle.read().rsplit(")", 1)[1].split()[1])
+os.kill(worker, signal.SIGSTOP)
+os.kill(runner, signal.SIGSTOP)
+"""
+
+
+def test_hung_worker_is_replaced(monkeypatch, solution_source, case_names):
+    """A worker that stops answering is killed at the pool's own deadline and replaced; the batch goes on.
+
+    Only the fallback lets student code stop its worker (under bubblewrap the worker is pid 1 of
+    its namespace, which ignores SIGSTOP and SIGKILL sent from inside).
+    """
+    monkeypatch.setattr(pool_module, "GRACE_SECONDS", 1.0)
+    limits = Limits(wall_seconds=2, cpu_seconds=2)
+    with SandboxPool(PROBE, jobs=1, limits=limits, use_bwrap=False) as pool:
+        first_worker = pool.processes()[0]
+        results = run_batch(pool, [("freeze", FREEZE_SUPERVISORS, case_names), ("after", solution_source, case_names)])
+        assert pool.processes()[0] != first_worker
+    assert results["freeze"].status == "crashed"
+    assert results["freeze"].seconds < limits.wall_seconds + 1 + 2
+    assert passed(results["after"])
+    assert not os.path.exists(f"/proc/{first_worker}/status") or "zombie" in open(f"/proc/{first_worker}/status").read()

@@ -1,0 +1,59 @@
+"""Submissions that attack their own supervisor: only they fail, the next one in the same worker is graded."""
+import pytest
+
+from . import submissions as s
+from .conftest import passed, run_batch
+
+pytestmark = pytest.mark.sandbox
+
+
+@pytest.fixture(scope="module")
+def sequence(serial_pool, solution_source, case_names):
+    """One worker grades, in order: attacks on the supervisor, each followed by a correct submission."""
+    order = [
+        ("kill_parent", s.KILL_PARENT), ("after_kill_parent", solution_source),
+        ("kill_everything", s.KILL_EVERYTHING), ("after_kill_everything", solution_source),
+        ("stop_parent", s.STOP_PARENT), ("after_stop_parent", solution_source),
+        ("patcher", s.PATCHER), ("pristine", s.prelude(s.PRISTINE_CHECK, solution_source)),
+    ]
+    worker_before = serial_pool.processes()[0]
+    results = run_batch(serial_pool, [(name, source, case_names) for name, source in order])
+    return results, serial_pool, worker_before
+
+
+def test_killing_the_parent_crashes_only_that_submission(sequence):
+    """os.kill(os.getppid(), 9) ends that submission as crashed; the next one is graded normally."""
+    results, _, _ = sequence
+    assert results["kill_parent"].status == "crashed"
+    assert results["kill_parent"].result is None
+    assert passed(results["after_kill_parent"])
+
+
+def test_kill_minus_one_cannot_take_the_worker_down(sequence):
+    """os.kill(-1, 9) kills the submission's supervisor at most: crashed, and the worker goes on."""
+    results, _, _ = sequence
+    assert results["kill_everything"].status == "crashed"
+    assert passed(results["after_kill_everything"])
+
+
+def test_stopping_the_parent_is_detected(sequence):
+    """SIGSTOP sent to the supervisor is noticed by the worker, which kills it: crashed, not a hang."""
+    results, _, _ = sequence
+    assert results["stop_parent"].status == "crashed"
+    assert results["stop_parent"].seconds < 5
+    assert passed(results["after_stop_parent"])
+
+
+def test_patches_do_not_leak_into_the_next_submission(sequence):
+    """A submission graded after one that patched json and torch.allclose sees both untouched."""
+    results, _, _ = sequence
+    assert results["patcher"].status == "ok"
+    assert passed(results["pristine"]), results["pristine"]
+
+
+def test_the_worker_was_never_replaced(sequence):
+    """All of this happened in the one warm worker: it is still the same process, with one idle runner."""
+    _, pool, worker_before = sequence
+    processes = pool.processes()
+    assert processes[0] == worker_before
+    assert len(processes) <= 3  # bwrap, the worker, its idle runner
