@@ -138,7 +138,7 @@ def unsafe(info, name):
     mode = info.external_attr >> 16
     if _is_link(info):
         return f"압축 파일 안의 심볼릭 링크는 받지 않습니다: {name}"
-    if info.create_system == 3 and mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    if info.create_system == 3 and stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return f"압축 파일 안의 특수 파일은 받지 않습니다: {name}"
     if info.flag_bits & 0x1:
         return f"암호가 걸린 항목은 읽을 수 없습니다: {name}"
