@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 SOLUTION = REPO / "solutions" / "01_attention" / "transformer.py"
 PROBE = "grader.checks.ch01_probe"
 # Small enough that a broken sandbox cannot hurt the machine, large enough for a correct submission.
-TEST_LIMITS = Limits(wall_seconds=5, cpu_seconds=5, memory_bytes=2 * GIB, max_processes=32)
+TEST_LIMITS = Limits(wall_seconds=3, cpu_seconds=3, memory_bytes=2 * GIB, max_processes=32)
 
 
 def run_batch(pool, items):

@@ -1,6 +1,9 @@
 """Without bubblewrap: plain subprocess workers still apply the time and memory limits and kill leftovers."""
 import io
+import os
 import sys
+import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -10,6 +13,15 @@ from . import submissions as s
 from .conftest import PROBE, TEST_LIMITS, passed, processes_matching, run_batch
 
 pytestmark = pytest.mark.sandbox
+
+FREEZE_SUPERVISORS = """\
+import os, signal
+runner = os.getppid()
+with open(f"/proc/{runner}/stat") as handle:
+    worker = int(handle.read().rsplit(")", 1)[1].split()[1])
+os.kill(worker, signal.SIGSTOP)
+os.kill(runner, signal.SIGSTOP)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -33,19 +45,24 @@ def fallback(solution_source, case_names):
             }
             results = run_batch(pool, [(name, source, case_names) for name, source in sources.items()])
             left = pool.processes()
-    return results, stderr.getvalue().splitlines(), left
+            # A submission that freezes its runner and its worker: only the pool's own deadline can help.
+            patch.setattr(pool_module, "GRACE_SECONDS", 1.0)
+            workers_before = set(pool.processes())
+            results.update(run_batch(pool, [("freeze", FREEZE_SUPERVISORS, case_names),
+                                            ("after_freeze", solution_source, case_names)]))
+            replaced = workers_before - set(pool.processes())
+    return SimpleNamespace(results=results, warnings=stderr.getvalue().splitlines(), left=left, replaced=replaced)
 
 
 def test_fallback_says_so(fallback):
     """Every result is marked "subprocess" and a warning was printed once."""
-    results, captured, _ = fallback
-    assert {result.sandbox for result in results.values()} == {"subprocess"}
-    assert len(captured) == 1 and "WARNING" in captured[0]
+    assert {result.sandbox for result in fallback.results.values()} == {"subprocess"}
+    assert len(fallback.warnings) == 1 and "WARNING" in fallback.warnings[0]
 
 
 def test_fallback_grades_correct_submissions(fallback):
     """Correct submissions pass, also after a submission killed its parent."""
-    results, _, _ = fallback
+    results = fallback.results
     assert passed(results["correct"]) and passed(results["correct_again"])
     assert results["correct"].result == results["correct_again"].result
     assert results["kill_parent"].status == "crashed"
@@ -54,7 +71,7 @@ def test_fallback_grades_correct_submissions(fallback):
 @pytest.mark.parametrize("name", ["busy_loop", "sleep"])
 def test_fallback_applies_the_time_limit(fallback, name):
     """Endless code ends as timeout within the wall limit."""
-    results, _, _ = fallback
+    results = fallback.results
     assert results[name].status == "timeout"
     assert results[name].seconds < TEST_LIMITS.wall_seconds + 2
 
@@ -62,19 +79,34 @@ def test_fallback_applies_the_time_limit(fallback, name):
 @pytest.mark.parametrize("name", ["huge_bytearray", "growing_list"])
 def test_fallback_applies_the_memory_limit(fallback, name):
     """Memory bombs end as status memory."""
-    results, _, _ = fallback
+    results = fallback.results
     assert results[name].status == "memory"
 
 
 def test_fallback_exit_is_no_result(fallback):
     """os._exit(0) before the result is no_result here too."""
-    results, _, _ = fallback
+    results = fallback.results
     assert results["os_exit"].status == "no_result"
 
 
 def test_fallback_kills_processes_left_behind(fallback):
     """A `sleep 1001` started in its own session does not survive grading (the runner is its subreaper)."""
-    results, _, left = fallback
-    assert passed(results["orphan"])
+    assert passed(fallback.results["orphan"])
     assert processes_matching("sleep", "1001") == []
-    assert len(left) <= 2 * 2  # per worker: the worker and its idle runner
+    assert len(fallback.left) <= 2 * 2  # per worker: the worker and its idle runner
+
+
+def test_hung_worker_is_replaced(fallback):
+    """A worker that stops answering is killed at the pool's own deadline and replaced; the batch goes on.
+
+    Only the fallback lets student code stop its worker (under bubblewrap the worker is pid 1 of
+    its namespace, which ignores SIGSTOP and SIGKILL sent from inside).
+    """
+    assert fallback.results["freeze"].status == "crashed"
+    assert fallback.results["freeze"].seconds < TEST_LIMITS.wall_seconds + 1 + 2
+    assert passed(fallback.results["after_freeze"])
+    assert fallback.replaced
+    deadline = time.monotonic() + 5
+    while any(os.path.exists(f"/proc/{pid}") for pid in fallback.replaced) and time.monotonic() < deadline:
+        time.sleep(0.05)  # killed orphans may wait a moment for init to reap them
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in fallback.replaced)
