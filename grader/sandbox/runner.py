@@ -14,13 +14,15 @@ import time
 
 from . import child, status
 from .capture import Tail
-from .processes import clear_descendants, clear_namespace, kill_group
+from .processes import clear_descendants, clear_namespace, descendants, kill_group
 from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
 
 EXIT_REPORTED = 0
 EXIT_END_OF_INPUT = 3
 EXIT_PROTOCOL_ERROR = 4
 _CHUNK = 1 << 16
+PROCESS_CHECK_SECONDS = 0.05
+PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
 
 
 class _Watch:
@@ -64,8 +66,13 @@ class _Watch:
         return nothing
 
 
-def _supervise(pid, streams, watch, deadline):
-    """Read the child's pipes until it exits, the deadline passes or it writes too much; return (timed_out, exit)."""
+def _supervise(pid, streams, watch, deadline, process_limit):
+    """Read the child's pipes until it exits or breaks a limit; return (reason, wait4 result or None).
+
+    reason is "exited", "timeout", "output" or "processes". `process_limit` (or None) is checked by
+    counting our descendants every PROCESS_CHECK_SECONDS, for when the kernel will not enforce
+    RLIMIT_NPROC (uid 0 outside bubblewrap).
+    """
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -75,26 +82,28 @@ def _supervise(pid, streams, watch, deadline):
         poller.register(fd, select.POLLIN)
     if pidfd is not None:
         poller.register(pidfd, select.POLLIN)
+    tick = min(PROCESS_CHECK_SECONDS if process_limit else 3600.0, 3600.0 if pidfd is not None else 0.02)
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return True, None
-            wait_ms = remaining * 1000 if pidfd is not None else min(remaining * 1000, 20)
-            for fd, _ in poller.poll(max(1, int(wait_ms))):
+                return "timeout", None
+            for fd, _ in poller.poll(max(1, int(min(remaining, tick) * 1000))):
                 if fd == pidfd:
-                    return False, os.wait4(pid, 0)
+                    return "exited", os.wait4(pid, 0)
                 chunk = os.read(fd, _CHUNK)
                 if chunk:
                     watch.feed(streams[fd], chunk)
                 else:
                     poller.unregister(fd)
             if watch.output_exceeded:
-                return False, None
+                return "output", None
+            if process_limit and len(descendants(os.getpid())) > process_limit:
+                return "processes", None
             if pidfd is None:
                 ended = os.wait4(pid, os.WNOHANG)
                 if ended[0]:
-                    return False, ended
+                    return "exited", ended
     finally:
         if pidfd is not None:
             os.close(pidfd)
@@ -168,7 +177,9 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced):
         os.close(fd)
     streams = {out_r: "stdout", err_r: "stderr", res_r: "result"}
     watch = _Watch(limits)
-    timed_out, ended = _supervise(pid, streams, watch, started + limits.wall_seconds)
+    # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
+    process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
+    reason, ended = _supervise(pid, streams, watch, started + limits.wall_seconds, process_limit)
     seconds = time.monotonic() - started
     if ended is None:
         os.kill(pid, signal.SIGKILL)
@@ -179,9 +190,11 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced):
     result, raw_result = watch.decoded_result()
     stderr = watch.stderr.text()
     outcome = status.classify(
-        exit_status=exit_status, timed_out=timed_out, output_exceeded=watch.output_exceeded,
+        exit_status=exit_status, timed_out=reason == "timeout", output_exceeded=watch.output_exceeded,
         cpu_seconds=usage.ru_utime + usage.ru_stime, limits=limits, result=result, stderr=stderr,
     )
+    if reason == "processes":
+        outcome, stderr = status.CRASHED, stderr + PROCESS_LIMIT_NOTE.format(limit=limits.max_processes)
     line = encode_line({
         "seq": seq, "id": submission_id, "status": outcome,
         "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),

@@ -41,6 +41,7 @@ def fallback(solution_source, case_names):
                 "orphan": s.prelude(s.orphan(1001), solution_source),
                 "os_exit": s.OS_EXIT_AT_IMPORT,
                 "kill_parent": s.KILL_PARENT,
+                "fork_bomb": s.FORK_BOMB,
                 "correct_again": solution_source,
             }
             results = run_batch(pool, [(name, source, case_names) for name, source in sources.items()])
@@ -94,6 +95,17 @@ def test_fallback_kills_processes_left_behind(fallback):
     assert passed(fallback.results["orphan"])
     assert processes_matching("sleep", "1001") == []
     assert len(fallback.left) <= 2 * 2  # per worker: the worker and its idle runner
+
+
+def test_fallback_stops_fork_bombs(fallback):
+    """A fork bomb is stopped and leaves nothing behind; as root (no RLIMIT_NPROC) the runner counts processes itself."""
+    result = fallback.results["fork_bomb"]
+    if os.geteuid() == 0:
+        assert result.status == "crashed"
+        assert "프로세스를 너무 많이" in result.stderr
+    else:
+        assert result.status == "timeout"
+    assert len(fallback.left) <= 2 * 2
 
 
 def test_hung_worker_is_replaced(fallback):
