@@ -14,7 +14,7 @@ import time
 
 from . import child, status
 from .capture import Tail
-from .processes import clear_descendants, clear_namespace, descendants, kill_group
+from .processes import clear_descendants, clear_namespace, descendants, kill_group, set_subreaper
 from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
 
 EXIT_REPORTED = 0
@@ -166,6 +166,8 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced):
     if job is None:
         return EXIT_END_OF_INPUT
     submission_id, cases, source = job
+    if not namespaced:
+        set_subreaper()  # not inherited from the worker: orphans of the child must stay below us
     workdir = tempfile.mkdtemp(prefix="job-", dir=scratch)
     (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
     started = time.monotonic()
