@@ -34,6 +34,7 @@ BUGS = {
     "half_dk": "점수를 d_k/2로 나눈 것 같습니다. `d_k ** 1 / 2`는 (d_k ** 1) / 2로 계산됩니다. `d_k ** 0.5`나 math.sqrt(d_k)를 쓰세요.",
     "times_sqrt": "점수에 √d_k를 곱한 것 같습니다. 곱하지 말고 나눠야 합니다.",
     "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k = query.size(-1) (마지막 축)입니다.",
+    "fixed_dk": "d_k를 숫자로 정해 두지 말고 d_k = query.size(-1)로 입력에서 구하세요. 입력마다 d_k가 다릅니다.",
     "softmax_dim": "softmax를 잘못된 축에 적용한 것 같습니다. key 축인 마지막 축(dim=-1)으로 해야 각 행의 합이 1이 됩니다. "
     "dim을 생략하지 말고 softmax(dim=-1)처럼 적으세요.",
     "transpose_01": "key.transpose(0, 1)은 batch 축을 바꿉니다. 마지막 두 축만 바꾸는 key.transpose(-2, -1)을 쓰세요.",
@@ -154,11 +155,28 @@ def _run_model(model, inputs):
             return error
 
 
-def matching_bugs(inputs, p_attn=None, error=None):
+def model_outputs(inputs):
+    """[(bug, (output, p_attn) or the exception)] of every bug model on `inputs`."""
+    return [(bug, _run_model(model, inputs)) for bug, model in BUG_MODELS]
+
+
+def _case_outputs(evidence, case):
+    """`model_outputs` of a case's inputs, computed once per submission (several checks ask)."""
+    cache = evidence.__dict__.setdefault("_ch01_model_outputs", {})
+    if case not in cache:
+        cache[case] = model_outputs(evidence.inputs(case))
+    return cache[case]
+
+
+def case_bugs(evidence, case, p_attn=None, error=None):
+    """`matching_bugs` on a case's inputs, with the bug models' outputs cached on `evidence`."""
+    return matching_bugs(evidence.inputs(case), p_attn, error, outputs=_case_outputs(evidence, case))
+
+
+def matching_bugs(inputs, p_attn=None, error=None, outputs=None):
     """The bugs whose models reproduce the student's weights (or the student's exception), in order."""
     found = []
-    for bug, model in BUG_MODELS:
-        produced = _run_model(model, inputs)
+    for bug, produced in outputs if outputs is not None else model_outputs(inputs):
         if error is not None:
             if isinstance(produced, Exception) and type(produced).__name__ == error["type"]:
                 if str(produced).strip().splitlines()[0][:300] == error["message"]:
@@ -224,7 +242,7 @@ def _error_diagnosis(evidence, case, error):
         return BUGS["missing"]
     if "in-place" in error["message"]:
         return BUGS["in_place"]
-    bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), error=error))
+    bug = likely_bug(evidence, case, case_bugs(evidence, case, error=error))
     if bug:
         return BUGS[bug]
     if evidence.inputs(case)[0].dim() == 4 and "error" not in evidence.trace("seed"):
@@ -249,12 +267,12 @@ def _seed_shows(evidence, bug):
     """Whether the student's result on the seed input shows `bug` too (to break ties between models)."""
     trace = evidence.trace("seed")
     if "error" in trace:
-        return bug in matching_bugs(evidence.inputs("seed"), error=trace["error"])
+        return bug in case_bugs(evidence, "seed", error=trace["error"])
     try:
         p_attn = decode(trace["result"]["items"][1])
     except (Finding, KeyError, IndexError, TypeError):
         return False
-    return bug in matching_bugs(evidence.inputs("seed"), p_attn=p_attn)
+    return bug in case_bugs(evidence, "seed", p_attn=p_attn)
 
 
 def _check_inputs_kept(evidence, case, trace):
@@ -276,11 +294,11 @@ def diagnose_weights(evidence, case, call):
     if close(p, reference, call.p_dtype):
         return None
     if p.shape != reference.shape:
-        bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), p_attn=p))
+        bug = likely_bug(evidence, case, case_bugs(evidence, case, p_attn=p))
         return BUGS[bug] if bug else f"p_attn의 모양이 {shape_text(p.shape)}입니다. (batch…, query 길이, key 길이) 모양이어야 합니다."
     if not torch.isfinite(p).all():
         return BUGS["overflow"] if probe.CASES[case].magnitude > 10 else BUGS["not_finite"]
-    bug = likely_bug(evidence, case, matching_bugs(evidence.inputs(case), p_attn=p))
+    bug = likely_bug(evidence, case, case_bugs(evidence, case, p_attn=p))
     if bug == "wrong_dk":
         return BUGS[bug] + _scale_note(evidence.inputs(case), p)
     if bug:
@@ -294,18 +312,20 @@ def diagnose_weights(evidence, case, call):
 def fitted_scale(query, key, p_attn):
     """Recover c in p = softmax(q·kᵀ / c) from log p, with the fit's correlation (1.0 = exact)."""
     raw = torch.matmul(query.to(torch.float64), key.to(torch.float64).transpose(-2, -1))
-    raw, logp = raw.reshape(-1, raw.shape[-1]), p_attn.reshape(-1, p_attn.shape[-1])
-    xs, ys = [], []
-    for scores, row in zip(raw, logp):
-        usable = row > 1e-200
-        if usable.sum() < 2:
-            continue
-        x, y = scores[usable], row[usable].log()
-        xs.append(x - x.mean())
-        ys.append(y - y.mean())
-    if not xs:
+    raw, p = raw.reshape(-1, raw.shape[-1]), p_attn.reshape(-1, p_attn.shape[-1])
+    if raw.shape != p.shape:
         return None, 0.0
-    x, y = torch.cat(xs), torch.cat(ys)
+    usable = p > 1e-200
+    counts = usable.sum(-1, keepdim=True)
+    rows = (counts >= 2).squeeze(-1)
+    if not rows.any():
+        return None, 0.0
+    usable, counts = usable[rows], counts[rows]
+    # Per row, over the usable entries only: centre the raw scores and log p, then fit one slope.
+    x = torch.where(usable, raw[rows], torch.zeros(()).to(raw))
+    y = torch.where(usable, p[rows].clamp_min(1e-300).log(), torch.zeros(()).to(raw))
+    x = torch.where(usable, x - x.sum(-1, keepdim=True) / counts, torch.zeros(()).to(raw))
+    y = torch.where(usable, y - y.sum(-1, keepdim=True) / counts, torch.zeros(()).to(raw))
     slope_inverse = (x * y).sum() / (x * x).sum()
     correlation = (x * y).sum() / ((x * x).sum().sqrt() * (y * y).sum().sqrt() + 1e-300)
     if slope_inverse <= 0:
@@ -342,8 +362,7 @@ def _diagnose_scale(inputs, p):
     square = round(scale * scale)
     if square >= 2 and near(scale, math.sqrt(square)):
         # A constant: a hard-coded d_k (e.g. math.sqrt(512)) that fits one width only.
-        return (f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}(≈ √{square})로 나눈 것 같습니다. "
-                "d_k를 숫자로 정해 두지 말고 d_k = query.size(-1)로 입력에서 구하세요.")
+        return f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}(≈ √{square})로 나눈 것 같습니다. " + BUGS["fixed_dk"]
     return f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}로 나눈 것 같습니다."
 
 
