@@ -23,7 +23,7 @@ SUBPROCESS = "subprocess"
 STARTUP_SECONDS = 120.0  # importing torch on a loaded 2-core machine can take far longer than the usual 2 s
 GRACE_SECONDS = 10.0  # beyond wall_seconds, before the pool gives up on a worker that does not answer
 MAX_START_FAILURES = 3
-_READ = 1 << 16
+_READ = 1 << 20
 _warned = False
 _END = object()
 _spawned = itertools.count()
@@ -291,10 +291,12 @@ class SandboxPool:
         if not chunk:
             yield from self._retire(slot)
             return
+        searched = len(worker.lines)  # a result line can be megabytes long: do not rescan it per chunk
         worker.lines += chunk
-        while (end := worker.lines.find(b"\n")) >= 0:
+        while (end := worker.lines.find(b"\n", searched)) >= 0:
             line = bytes(worker.lines[:end])
             del worker.lines[: end + 1]
+            searched = 0
             result = self._message(worker, line)
             if result is False:
                 yield from self._retire(slot)

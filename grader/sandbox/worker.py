@@ -47,8 +47,8 @@ def _wait_for(pid):
     while True:
         try:
             ended, exit_status = os.waitpid(-1, os.WUNTRACED)
-        except ChildProcessError:
-            return 0
+        except ChildProcessError:  # cannot happen while the runner lives; report it as killed
+            return signal.SIGKILL
         if ended == pid and os.WIFSTOPPED(exit_status):
             os.kill(pid, signal.SIGKILL)
         elif ended == pid:

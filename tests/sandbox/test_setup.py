@@ -83,3 +83,29 @@ def test_run_result_is_frozen():
     result = RunResult("id", "ok", None, "", "", 0.0, "bubblewrap")
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.status = "timeout"
+
+
+def test_workers_that_cannot_start_raise(monkeypatch, case_names):
+    """Workers that die before they are ready are retried a few times, then SandboxError carries their stderr."""
+    from grader.sandbox import pool as pool_module
+
+    def broken_environment(code_dir, home):
+        return {"PATH": "/usr/bin:/bin", "PYTHONPATH": "/nonexistent"}
+
+    monkeypatch.setattr(pool_module, "environment", broken_environment)
+    with SandboxPool(PROBE, jobs=1, use_bwrap=False) as pool:
+        with pytest.raises(SandboxError, match="No module named 'grader'"):
+            list(pool.run([("never", "x = 1", case_names)]))
+        assert pool.processes() == []
+
+
+def test_every_status_has_a_korean_message():
+    """status.message explains each status to the student, with the limits filled in."""
+    from grader.sandbox import status
+
+    limits = Limits(wall_seconds=7)
+    for name in status.ALL:
+        text = status.message(name, limits)
+        assert text and "{" not in text
+    assert "7초" in status.message("timeout", limits)
+    assert "2 GiB" in status.message("memory", limits)
