@@ -1,16 +1,127 @@
-"""`python -m grader demo`: build the course, then run chapter 01's demo with the solution."""
+"""`python -m grader demo [--out demo-out]`: the instructor's whole job on the bundled sample class, offline.
+
+build the course → a throwaway nbgrader course in OUT/course → the class's LMS zip → `nbgrader zip_collect`
+→ `python -m grader grade 01 submitted/ --gradebook …` → feedback and class report → `nbgrader export`.
+Everything it writes stays under OUT.
+"""
+import os
+import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
-from grader import chapters
-from grader.build.pipeline import run as build
+from grader import chapters, paths
+
+MARKER = ".grader-demo"
+
+
+class DemoError(RuntimeError):
+    """A step of the demo failed; the message says which and why."""
+
+
+def _environment():
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(paths.ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def _command(name, args, cwd):
+    """Run a step's command; return its stdout, or raise DemoError with its output."""
+    done = subprocess.run(args, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=600)
+    if done.returncode not in (0, 1) or (done.returncode == 1 and name != "grade"):
+        raise DemoError(f"{name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def _nbgrader(*args):
+    local = Path(sys.executable).with_name("nbgrader")
+    return [str(local) if local.exists() else "nbgrader", *args]
+
+
+def _fresh(out):
+    """An empty output folder; only a previous demo's folder (it has the marker) is cleared."""
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).exists():
+            raise DemoError(f"{out} exists and is not a demo output folder; choose another --out")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("written by `python -m grader demo`; safe to delete\n")
 
 
 def run(args):
-    """Build everything, then show what the first chapter prints."""
-    status = build()
-    if status:
-        return status
-    chapter = chapters.all_chapters()[0]
-    print(f"\n== {chapter.id}: demo.py (solution) ==\n", flush=True)
-    return subprocess.run([sys.executable, "demo.py"], cwd=chapter.folder).returncode
+    """Run the demo; print the class table and where everything is. Return the exit status."""
+    try:
+        return _run(Path(args.out).resolve())
+    except DemoError as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 1
+
+
+def _run(out):
+    from grader.build.pipeline import run as build
+    from grader.demo_class import course as demo_course
+    from grader.demo_class.pack import roster
+
+    started = time.monotonic()
+    steps = []
+
+    def step(name, since):
+        steps.append((name, time.monotonic() - since))
+        print(f"  {name}: {steps[-1][1]:.1f} s", flush=True)
+
+    _fresh(out)
+    print("== 1. build the course (solutions → exercises/, release/, references)", flush=True)
+    t = time.monotonic()
+    if build():
+        raise DemoError("the build failed")
+    step("build", t)
+
+    assignment, students = roster()
+    chapter = chapters.find(assignment)
+    course, graded = out / "course", out / "graded"
+    print(f"\n== 2. an nbgrader course with {len(students)} submissions in an LMS zip: {course}", flush=True)
+    t = time.monotonic()
+    archive = demo_course.create(course, assignment)
+    _command("zip_collect", _nbgrader("zip_collect", assignment, "--force", "--log-level=WARN"), course)
+    collected = sorted(p.name for p in (course / "submitted").iterdir() if p.is_dir())
+    step(f"nbgrader zip_collect ({archive.name} → submitted/, {len(collected)} students)", t)
+
+    print("\n== 3. grade in the sandbox", flush=True)
+    t = time.monotonic()
+    done = _command("grade", [sys.executable, "-m", "grader", "grade", chapter.number, "submitted",
+                              "--out", str(graded), "--gradebook", "gradebook.db"], course)
+    grade_wall = time.monotonic() - t
+    for line in (done.stdout + done.stderr).splitlines():
+        if not line.startswith("["):  # the per-submission progress lines
+            print(f"  | {line}")
+    step("python -m grader grade", t)
+    if not (graded / "results").is_dir():
+        raise DemoError(f"grading wrote no results:\n{done.stdout}\n{done.stderr}")
+
+    print("\n== 4. feedback pages and the class report", flush=True)
+    t = time.monotonic()
+    from grader.report import write_all
+    from grader.report.results import load
+    from grader.report.table import render
+
+    written = write_all(graded, chapter.id, course_root=course, wall_seconds=grade_wall)
+    step(f"{len(written['feedback'])} feedback pages, class report", t)
+
+    t = time.monotonic()
+    export = out / "nbgrader-grades.csv"
+    _command("export", _nbgrader("export", f"--to={export}", "--log-level=WARN"), course)
+    step("nbgrader export", t)
+
+    print(f"\n== class table ({chapter.id})\n")
+    print(render(load(graded), chapter.id))
+    print(f"""
+class report     {graded / 'report.html'}  (and report.md)
+feedback         {graded / 'feedback'}/<student>/feedback.html  (and .md, attention.png)
+nbgrader         {course / 'feedback'}/<student>/{assignment}/{assignment}.html  (release_feedback layout)
+results          {graded / 'results'}/<submission>.json  (Gradescope), {graded / 'grades.csv'}
+gradebook        {course / 'gradebook.db'}  → nbgrader export → {export}
+
+demo finished in {time.monotonic() - started:.1f} s""")
+    return 0

@@ -20,11 +20,11 @@ def draw(path, student, reference, student_label="your p_attn", reference_label=
     side = max(max(len(m), len(m[0])) for m, _ in panels)
     cell = 0.75 if side <= ANNOTATE_UP_TO else 0.3
     width = max(3.2, cell * side + 1.6)
-    figure, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), max(2.8, cell * side + 1.3)), squeeze=False)
+    height = max(2.8, cell * side + 1.3)
+    figure, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
     for axis, (rows, label) in zip(axes[0], panels):
         _panel(figure, axis, rows, label)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    figure.savefig(path, dpi=100, bbox_inches="tight", pad_inches=0.15)
     plt.close(figure)
     return path
 

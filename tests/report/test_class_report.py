@@ -124,3 +124,13 @@ def test_empty_folder_gives_a_report(tmp_path):
     answer = write_all(tmp_path, "01")
     assert answer["results"] == 0
     assert "No results found" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+def test_diagnosis_vocabulary_is_the_judges():
+    """The known-bug and case texts read from the judge's source are exactly its BUGS and CASE_TEXT values."""
+    from grader.checks import judge_module
+    from grader.report import diagnoses
+
+    module = judge_module("01_attention")
+    bugs, cases = diagnoses.vocabulary("01_attention")
+    assert set(bugs) == set(module.BUGS.values()) and set(cases) == set(module.CASE_TEXT.values())

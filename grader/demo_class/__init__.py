@@ -1,0 +1,1 @@
+"""The bundled sample class of `python -m grader demo`: answer cells (`answers/`) and who sent what (`class.json`)."""

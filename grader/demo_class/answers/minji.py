@@ -1,0 +1,12 @@
+import math
+
+import torch
+
+
+def attention(query, key, value):
+    "Compute 'Scaled Dot Product Attention'"
+    d_k = query.size(-1)
+    # 점수: query와 key의 내적을 √d_k로 나눈다
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+    p_attn = scores.softmax(dim=-1)
+    return torch.matmul(p_attn, value), p_attn
