@@ -29,6 +29,7 @@ def bubblewrap_path():
 
 
 def _inside(path, tree):
+    """Whether `path` is `tree` or lies below it."""
     return path == tree or tree == "/" or path.startswith(tree.rstrip("/") + "/")
 
 
@@ -55,6 +56,7 @@ def _ancestor_dirs(paths):
 
 
 def _system_binds():
+    """Read-only /usr, the /bin and /lib* links or directories, and the dynamic linker's cache."""
     arguments = ["--ro-bind", "/usr", "/usr"]
     for name in _SYSTEM_LINKS:
         path = f"/{name}"
@@ -68,6 +70,7 @@ def _system_binds():
 
 
 def _check_repo_hidden(sources):
+    """Refuse to build a sandbox in which a bound directory would contain the repository."""
     repo = str(REPO_ROOT)
     for source in sources:
         if _inside(repo, source):

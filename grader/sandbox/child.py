@@ -22,6 +22,7 @@ EXIT_EXECUTE_RAISED = 71
 EXIT_ENCODE_FAILED = 72
 
 def _reject(value):
+    """Anything but plain data is refused (execute only produces plain data)."""
     raise TypeError(f"not plain data: {type(value).__name__}")
 
 
@@ -46,6 +47,7 @@ def _move_fds(stdout_fd, stderr_fd, result_fd):
 
 
 def _apply_limits(limits):
+    """Set the rlimits of this process (inherited by anything it starts)."""
     cpu = int(limits.cpu_seconds)
     for which, value in (
         (resource.RLIMIT_AS, limits.memory_bytes),
@@ -60,6 +62,7 @@ def _apply_limits(limits):
 
 
 def _fresh_streams():
+    """New sys.stdin/stdout/stderr on fds 0-2, line-buffered so a killed child loses little output."""
     def stream(fd):
         raw = io.FileIO(fd, "w", closefd=False)
         return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
@@ -70,6 +73,7 @@ def _fresh_streams():
 
 
 def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
+    """Own session, fds, no new privileges, private directory, fresh streams, then the limits."""
     os.setsid()
     _move_fds(stdout_fd, stderr_fd, result_fd)
     set_no_new_privileges()

@@ -40,6 +40,7 @@ class Limits:
     tmp_bytes: int = 64 * MIB
 
     def __post_init__(self):
+        """Refuse limits that are not positive numbers."""
         for name, value in vars(self).items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive number, not {value!r}")

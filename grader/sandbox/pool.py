@@ -47,6 +47,7 @@ class SandboxError(RuntimeError):
 
 
 def _warn_once(reason):
+    """Say once per process, on stderr, that submissions run without bubblewrap."""
     global _warned
     if not _warned:
         _warned = True
@@ -56,12 +57,15 @@ def _warn_once(reason):
 
 @dataclass
 class _Job:
+    """The submission a worker is running, and when the pool stops waiting for it."""
+
     submission_id: str
     seq: int
     sent: float
     deadline: float
 
     def elapsed(self):
+        """Seconds since the job was sent."""
         return round(time.monotonic() - self.sent, 4)
 
 
@@ -84,6 +88,7 @@ class _Worker:
         self.job = None
 
     def deadline(self):
+        """When the pool gives up on this worker (its job's deadline, or its start-up deadline), if any."""
         return self.job.deadline if self.job else (None if self.ready else self.startup_deadline)
 
     def kill(self):
@@ -182,6 +187,7 @@ class SandboxPool:
         return pids
 
     def _spawn(self, slot):
+        """Launch the worker of `slot`, confined by bubblewrap or as a plain subprocess."""
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
                 "--limits", json.dumps(self.limits.to_json())]
         if self.sandbox == BUBBLEWRAP:
@@ -232,6 +238,7 @@ class SandboxPool:
                     self._retire(slot)
 
     def _send(self, worker, item):
+        """Give `item` to an idle worker."""
         submission_id, source, cases = item
         if not isinstance(submission_id, str) or not isinstance(source, str):
             raise TypeError("each item must be (submission id: str, source: str, case names: list[str])")
@@ -245,6 +252,7 @@ class SandboxPool:
         self._write(worker)
 
     def _write(self, worker):
+        """Write what the worker's stdin accepts now; False if the pipe is broken."""
         while worker.pending:
             try:
                 written = os.write(worker.stdin, worker.pending)
@@ -256,6 +264,7 @@ class SandboxPool:
         return True
 
     def _poll(self):
+        """Wait (at most a second, or to the next deadline) for worker output; yield finished results."""
         deadlines = [w.deadline() for w in self._workers if w is not None and w.deadline() is not None]
         timeout = min([1.0, *(d - time.monotonic() for d in deadlines)])
         poller, owners = select.poll(), {}
@@ -284,6 +293,7 @@ class SandboxPool:
                 yield from self._read(slot, worker)
 
     def _read(self, slot, worker):
+        """Read a worker's stdout and handle each complete line; yield finished results."""
         try:
             chunk = os.read(worker.stdout, _READ)
         except BlockingIOError:
@@ -333,6 +343,7 @@ class SandboxPool:
                          message["stderr"], float(message["seconds"]), self.sandbox)
 
     def _expire(self):
+        """Retire workers past their deadline; yield their jobs as crashed."""
         now = time.monotonic()
         for slot, worker in enumerate(self._workers):
             if worker is not None and worker.deadline() is not None and now > worker.deadline():

@@ -6,11 +6,9 @@ _PID_BITS = 22  # pid_max is at most 2**22
 
 
 def sandbox_uid(serial):
-    """An unprivileged uid for the `serial`-th worker of this process, distinct from every other live worker's.
-
-    RLIMIT_NPROC counts processes per uid across the whole host, so workers sharing a uid would
-    share one budget: a fork bomb in one sandbox could make fork() fail in another.
-    """
+    """An unprivileged uid for the `serial`-th worker of this process, distinct from every other live worker's."""
+    # RLIMIT_NPROC counts processes per uid across the whole host, so workers sharing a uid would
+    # share one budget: a fork bomb in one sandbox could make fork() fail in another.
     return UID_BASE + ((os.getpid() % (1 << _PID_BITS)) << 8) + serial % 256
 
 

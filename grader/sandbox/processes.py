@@ -12,6 +12,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _prctl(option, value):
+    """Call prctl(2) with one argument, raising OSError on failure."""
     if _libc.prctl(option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
         error = ctypes.get_errno()
         raise OSError(error, os.strerror(error))
@@ -61,6 +62,7 @@ def descendants(root):
 
 
 def _signal_all(pids, signum):
+    """Send `signum` to each pid, ignoring those already gone."""
     for pid in pids:
         try:
             os.kill(pid, signum)

@@ -36,6 +36,7 @@ class _Watch:
         self.result_too_big = False
 
     def feed(self, stream, chunk):
+        """Record `chunk` read from "stdout", "stderr" or "result"."""
         if stream == "result":
             self.result += chunk
             if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes:
@@ -46,6 +47,7 @@ class _Watch:
 
     @property
     def output_exceeded(self):
+        """Whether the child wrote more than the limits allow."""
         return self.result_too_big or self.stdout.total + self.stderr.total > self.limits.file_size_bytes
 
     def decoded_result(self):
@@ -67,12 +69,9 @@ class _Watch:
 
 
 def _supervise(pid, streams, watch, deadline, process_limit):
-    """Read the child's pipes until it exits or breaks a limit; return (reason, wait4 result or None).
-
-    reason is "exited", "timeout", "output" or "processes". `process_limit` (or None) is checked by
-    counting our descendants every PROCESS_CHECK_SECONDS, for when the kernel will not enforce
-    RLIMIT_NPROC (uid 0 outside bubblewrap).
-    """
+    """Read the child's pipes until it exits or breaks a limit; return ("exited"|"timeout"|"output"|"processes", wait4 or None)."""
+    # `process_limit` (or None) is checked by counting our descendants every PROCESS_CHECK_SECONDS,
+    # for when the kernel will not enforce RLIMIT_NPROC (uid 0 outside bubblewrap).
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):

@@ -26,6 +26,7 @@ def module_path(name):
 
 
 def _package_of(name, path):
+    """The package that relative imports in module `name` (file `path`) start from."""
     return name if path.name == "__init__.py" else name.rpartition(".")[0]
 
 

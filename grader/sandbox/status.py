@@ -31,6 +31,7 @@ _MEMORY_WORDS = ("MemoryError", "can't allocate memory", "Cannot allocate memory
 
 
 def _errors(result):
+    """Every error dict recorded in a result (load error, case errors, gradient errors)."""
     if not isinstance(result, dict):
         return
     if isinstance(result.get("load_error"), dict):
@@ -44,6 +45,7 @@ def _errors(result):
 
 
 def _mentions_memory(text):
+    """Whether `text` reads like an allocation failure."""
     return any(word in text for word in _MEMORY_WORDS)
 
 

@@ -23,6 +23,7 @@ EXIT_RUNNER_FAILED = 5
 
 
 def _arguments(argv):
+    """Parse the worker's command line."""
     parser = argparse.ArgumentParser(prog="python -m grader.sandbox.worker")
     parser.add_argument("probe", help="module with case_names() and run_case(module, name)")
     parser.add_argument("--limits", required=True, help="Limits as JSON")
