@@ -10,6 +10,7 @@ import io
 import json
 import os
 import resource
+import signal
 import sys
 import tempfile
 
@@ -75,6 +76,7 @@ def _fresh_streams():
 def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
     """Own session, fds, no new privileges, private directory, fresh streams, then the limits."""
     os.setsid()
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the worker dropped Python's handler
     _move_fds(stdout_fd, stderr_fd, result_fd)
     set_no_new_privileges()
     os.chdir(workdir)

@@ -59,6 +59,8 @@ def _wait_for(pid):
 def _prepare(arguments):
     """Check where we run, give up root and set the process controls; return whether we are pid 1 of our namespace."""
     namespaced = arguments.pid_namespace and os.getpid() == 1
+    # No Python handler for SIGINT: as pid 1 of its namespace the worker then ignores it from students.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if arguments.pid_namespace and not namespaced:
         sys.exit("worker: --pid-namespace given but this process is not pid 1")
     if arguments.uid is not None:

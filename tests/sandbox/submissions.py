@@ -31,6 +31,11 @@ MISSING_FUNCTION = "def attn(query, key, value):\n    return query\n"
 FLOOD_STDOUT = "for _ in range(10**6):\n    print('x' * 99)\n"
 KILL_PARENT = "import os\nos.kill(os.getppid(), 9)\nimport time\ntime.sleep(30)\n"
 KILL_EVERYTHING = "import os\ntry:\n    os.kill(-1, 9)\nexcept OSError:\n    pass\nimport time\ntime.sleep(30)\n"
+SIGNAL_WORKER = """\
+import os, signal
+for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGSTOP, signal.SIGKILL):
+    os.kill(1, signum)
+"""
 STOP_PARENT = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
 
 # Patches json and torch.allclose, then returns a (wrong) constant: only its own outputs may change.

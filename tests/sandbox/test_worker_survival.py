@@ -14,6 +14,7 @@ def sequence(serial_pool, solution_source, case_names):
         ("kill_parent", s.KILL_PARENT), ("after_kill_parent", solution_source),
         ("kill_everything", s.KILL_EVERYTHING), ("after_kill_everything", solution_source),
         ("stop_parent", s.STOP_PARENT), ("after_stop_parent", solution_source),
+        ("signal_worker", s.prelude(s.SIGNAL_WORKER, solution_source)),
         ("patcher", s.PATCHER), ("pristine", s.prelude(s.PRISTINE_CHECK, solution_source)),
     ]
     worker_before = serial_pool.processes()[0]
@@ -42,6 +43,12 @@ def test_stopping_the_parent_is_detected(sequence):
     assert results["stop_parent"].status == "crashed"
     assert results["stop_parent"].seconds < 5
     assert passed(results["after_stop_parent"])
+
+
+def test_the_worker_ignores_signals_from_students(sequence):
+    """SIGINT, SIGTERM, SIGSTOP and SIGKILL sent to pid 1 (the worker) do nothing: the submission still passes."""
+    results, _, _ = sequence
+    assert passed(results["signal_worker"]), results["signal_worker"]
 
 
 def test_patches_do_not_leak_into_the_next_submission(sequence):
