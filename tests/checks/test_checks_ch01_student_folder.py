@@ -1,0 +1,70 @@
+"""The student folders are self-contained: copied alone anywhere, `python -m selfcheck` works.
+
+A student gets `exercises/01_attention/` (or `release/01_attention/` with the notebook) and nothing
+else from this repository. Each test copies one folder to a temporary directory, fills in the
+solution, and runs the self-check as a student would: a plain `python -m selfcheck` (not `-I`, so the
+folder itself is on sys.path) with cwd = the folder and PYTHONPATH unset.
+"""
+import re
+
+import pytest
+
+from .support import (EXERCISE_DIR, NOTEBOOK, PYTHON, RELEASE_DIR, SOLUTION, copy_folder, filled_notebook, finish,
+                      start)
+
+pytestmark = pytest.mark.checks
+
+# Heavy or instructor-only modules the self-check must not import (it ships without them / must stay fast).
+FORBIDDEN_IMPORTS = ("grader", "nbformat", "nbgrader", "matplotlib", "jupyter_client", "IPython")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Both folders' self-checks, started together: {'exercises': (status, out, err), 'release': …}."""
+    exercise = copy_folder(EXERCISE_DIR, tmp_path_factory.mktemp("alone") / "01_attention")
+    exercise.joinpath("transformer.py").write_bytes(SOLUTION.read_bytes())
+    release = copy_folder(RELEASE_DIR, tmp_path_factory.mktemp("alone") / "01_attention")
+    filled_notebook(SOLUTION.read_text(encoding="utf-8"), release / NOTEBOOK.name)
+    processes = {
+        # -X importtime only adds a list of imported modules to stderr.
+        "exercises": start([PYTHON, "-X", "importtime", "-m", "selfcheck"], cwd=exercise),
+        "release": start([PYTHON, "-m", "selfcheck", NOTEBOOK.name], cwd=release),
+    }
+    return {name: finish(process) for name, process in processes.items()}
+
+
+def test_exercise_folder_alone_passes_with_the_solution(runs):
+    """exercises/01_attention copied alone, solution as transformer.py: `python -m selfcheck` prints 70/70, exit 0."""
+    status, out, err = runs["exercises"]
+    assert status == 0, out + err[-3000:]
+    assert re.search(r"합계\s+70/70", out)
+
+
+def test_release_folder_alone_passes_with_a_filled_notebook(runs):
+    """release/01_attention copied alone, answer cell filled: `python -m selfcheck 01_attention.ipynb` → 70/70, exit 0."""
+    status, out, err = runs["release"]
+    assert status == 0, out + err
+    assert re.search(r"합계\s+70/70", out)
+
+
+def test_selfcheck_imports_nothing_from_the_repository_or_heavy_tools(runs):
+    """The self-check imports neither the repo's `grader` package nor nbformat/nbgrader/matplotlib/Jupyter."""
+    _, _, err = runs["exercises"]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+    assert "selfcheck" in imported
+    top_level = {name.split(".")[0] for name in imported}
+    assert not top_level & set(FORBIDDEN_IMPORTS), top_level & set(FORBIDDEN_IMPORTS)
+
+
+@pytest.mark.parametrize("folder", [EXERCISE_DIR, RELEASE_DIR], ids=["exercises", "release"])
+def test_shipped_checks_have_no_hidden_material(folder):
+    """The shipped selfcheck/ has no hidden-test region and its reference.json only the visible cases."""
+    from grader.checks import ch01_probe
+
+    package = folder / "selfcheck"
+    for source in package.glob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text, source.name
+    reference = (package / "reference.json").read_text(encoding="utf-8")
+    for case in set(ch01_probe.case_names()) - set(ch01_probe.case_names(visible_only=True)):
+        assert f'"{case}"' not in reference, case
