@@ -71,11 +71,16 @@ def add_symlink(path, name, target):
         archive.writestr(info, target)
 
 
-def grade(args, cwd=ROOT, timeout=900):
-    """Run `python -m grader grade …` with the venv on PATH and this repo importable; return CompletedProcess."""
+def grade(args, cwd=ROOT, timeout=900, repo_on_path=True):
+    """Run `python -m grader grade …` with the venv on PATH (and this repo importable); return CompletedProcess.
+
+    repo_on_path=False: only `cwd` provides the `grader` package (a course that is a checkout of this repo).
+    """
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONPATH", None)
+    if repo_on_path:
+        env["PYTHONPATH"] = str(ROOT)
     return subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
