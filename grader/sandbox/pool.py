@@ -218,6 +218,9 @@ class SandboxPool:
         try:
             while True:
                 for slot, worker in enumerate(self._workers):
+                    if worker is not None and worker.job is None and worker.process.poll() is not None:
+                        self._retire(slot)  # died while idle (e.g. between batches): replace it, lose nothing
+                        worker = None
                     if worker is None and not exhausted:
                         self._workers[slot] = self._spawn(slot)
                 for worker in self._workers:

@@ -64,3 +64,15 @@ def test_the_worker_was_never_replaced(sequence):
     processes = pool.processes()
     assert processes[0] == worker_before
     assert len(processes) <= 3  # bwrap, the worker, its idle runner
+
+
+def test_a_worker_killed_between_batches_is_replaced(bwrap_pool, solution_source, case_names):
+    """A worker that died while idle is replaced before the next batch: no submission pays for it."""
+    import os
+    import signal
+
+    victim = bwrap_pool.processes()[0]
+    os.kill(victim, signal.SIGKILL)
+    results = run_batch(bwrap_pool, [(f"after_kill_{i}", solution_source, case_names) for i in range(4)])
+    assert all(passed(result) for result in results.values())
+    assert victim not in bwrap_pool.processes()
