@@ -16,6 +16,8 @@ from .compare import close, decode, shape_text
 from .framework import Check, Finding, Verdict
 
 CHAPTER_ID = "02_masking"
+# The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
+PICTURE = ("causal", 1, "p_attn")
 
 CASE_TEXT = {
     "nomask": "mask=None 입력 (1장의 시드 입력, attention(x, x, x))",
