@@ -168,3 +168,11 @@ def test_unknown_chapter_is_a_korean_error(capsys):
     assert status == 2
     assert "알 수 없는 장" in err
     assert "Traceback" not in out + err
+
+
+def test_printing_student_still_gets_a_readable_table(capsys):
+    """A submission that prints a lot (at import and in every call) still gets 70/70 and the table at the end."""
+    status, out, _ = check(capsys, "01", fixture_path("ok_printing"))
+    assert status == 0
+    assert out.rstrip().splitlines()[-1].rstrip() == total_line(out).rstrip()
+    assert re.search(r"합계\s+70/70", total_line(out))
