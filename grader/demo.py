@@ -72,6 +72,8 @@ def _run(out):
         print(f"  {name}: {steps[-1][1]:.1f} s", flush=True)
 
     _fresh(out)
+    # matplotlib keeps its font cache under ~/.cache and ~/.config: keep even that inside OUT
+    os.environ["MPLCONFIGDIR"] = str(out / ".matplotlib")
     print("== 1. build the course (solutions → exercises/, release/, references)", flush=True)
     t = time.monotonic()
     if build():

@@ -1,0 +1,96 @@
+"""`python -m grader demo`: runs the whole job on the bundled class, prints the class table, writes only under --out."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.demo_class.pack import roster
+from tests.conftest import copy_repo
+
+pytestmark = [pytest.mark.report, pytest.mark.slow]
+IGNORED = ("__pycache__", ".pytest_cache")
+
+
+def _repo_state(root):
+    """{file: (size, mtime)} of a repository copy, caches aside: what the demo must not change."""
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
+            if p.is_file() and not set(IGNORED) & set(p.parts)}
+
+
+def _everything(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """Run the demo once, from a scratch copy of the repository (built first, so the demo's own build has nothing to
+    write), with its own empty TMPDIR, HOME and working directory; return (run, out, folders, repo, seconds)."""
+    base = tmp_path_factory.mktemp("demo")
+    repo = copy_repo(base / "repo")
+    folders = {name: base / name for name in ("tmp", "home", "cwd")}
+    for folder in folders.values():
+        folder.mkdir()
+    out = base / "demo-out"
+    env = dict(os.environ, TMPDIR=str(folders["tmp"]), HOME=str(folders["home"]),
+               PYTHONPATH=str(repo), PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    prepared = subprocess.run([sys.executable, "-m", "grader", "build"], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=900)
+    assert prepared.returncode == 0, prepared.stdout + prepared.stderr
+    for folder in folders.values():
+        shutil.rmtree(folder)
+        folder.mkdir()
+    before = (repo, _repo_state(repo))
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "grader", "demo", "--out", str(out)], cwd=folders["cwd"], env=env,
+                          capture_output=True, text=True, timeout=900)
+    seconds = time.monotonic() - started
+    return done, out, folders, before, seconds
+
+
+@pytest.fixture(autouse=True)
+def _needs_grading():
+    pytest.importorskip("grader.grading.command", reason="the grading command (grader/grading) is not there yet")
+
+
+def test_demo_completes_and_prints_the_class_table(demo):
+    """Exit 0; one table row per bundled student with score and status (timeout for the busy loop, unreadable for
+    the cut-short notebook); it says where the report and the feedback are."""
+    done, out, _, _, seconds = demo
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    table = done.stdout.split("== class table", 1)[1]
+    _, students = roster()
+    for student in students:
+        assert any(line.startswith(student["id"] + " ") for line in table.splitlines()), student["id"]
+    row = {line.split()[0]: line.split() for line in table.splitlines() if line.strip() and line.split()[0] in
+           {s["id"] for s in students}}
+    assert row["mallory"][1:3] == ["0/100", "timeout"]
+    assert row["gunwoo"][2] == "unreadable"
+    assert row["minji"][1:3] == ["100/100", "ok"]
+    assert str(out / "graded" / "report.html") in done.stdout and "feedback.html" in done.stdout
+    print(f"demo took {seconds:.1f} s")
+    assert seconds < 600
+
+
+def test_demo_writes_reports_feedback_and_the_gradebook_export(demo):
+    """The class report, a feedback page per student (also in nbgrader's feedback layout) and nbgrader's CSV export."""
+    _, out, _, _, _ = demo
+    _, students = roster()
+    graded = out / "graded"
+    assert (graded / "report.html").is_file() and (graded / "report.md").is_file()
+    for student in students:
+        assert (graded / "feedback" / student["id"] / "feedback.html").is_file()
+        assert (out / "course" / "feedback" / student["id"] / "01_attention" / "01_attention.html").is_file()
+    export = (out / "nbgrader-grades.csv").read_text(encoding="utf-8").splitlines()
+    assert export[0].startswith("assignment,") and len(export) == len(students) + 1
+
+
+def test_demo_leaves_nothing_outside_its_output_folder(demo):
+    """TMPDIR, HOME and the working directory stay empty; no file of the repository is added, changed or removed."""
+    _, _, folders, (repo, before), _ = demo
+    for name, folder in folders.items():
+        assert _everything(folder) == [], name
+    assert _repo_state(repo) == before
