@@ -108,8 +108,13 @@ def _run(out):
     from grader.report.results import load
     from grader.report.table import render
 
-    written = write_all(graded, chapter.id, course_root=course, wall_seconds=grade_wall)
-    step(f"{len(written['feedback'])} feedback pages, class report", t)
+    if (graded / "report.md").is_file():  # the grade command wrote them: only copy the pages into the course
+        from grader.report.run import place_all
+
+        step(f"{len(place_all(graded, chapter.id, course))} files placed in nbgrader's feedback folder", t)
+    else:
+        written = write_all(graded, chapter.id, course_root=course, wall_seconds=grade_wall)
+        step(f"{len(written['feedback'])} feedback pages, class report", t)
 
     t = time.monotonic()
     export = out / "nbgrader-grades.csv"

@@ -44,3 +44,15 @@ def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
             placed += nbgrader_feedback.place(html, course_root, chapter_id, safe_name(result.student))
     report = classreport.write(results, chapter_id, out_dir, wall_seconds)
     return {"results": len(results), "feedback": pages, "report": report, "nbgrader": placed}
+
+
+def place_all(out_dir, chapter, course_root):
+    """Copy the feedback pages already in `out_dir/feedback/` into an nbgrader course; return the written paths."""
+    out_dir = Path(out_dir)
+    chapter_id = chapter_id_of(chapter)
+    placed = []
+    for result in load(out_dir):
+        html = out_dir / "feedback" / safe_name(result.student) / "feedback.html"
+        if html.is_file():
+            placed += nbgrader_feedback.place(html, course_root, chapter_id, safe_name(result.student))
+    return placed

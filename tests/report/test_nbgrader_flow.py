@@ -94,3 +94,14 @@ def test_release_feedback_and_fetch_feedback_deliver_the_page(tmp_path):
     (submission / "submission_secret.txt").write_text(SECRET)
     _nbgrader(["fetch_feedback", ASSIGNMENT, "--student=minji"] + options, home)
     assert (home / ASSIGNMENT / "feedback" / TIMESTAMP / f"{ASSIGNMENT}.html").read_bytes() == page
+
+
+def test_place_all_copies_existing_pages(tmp_path):
+    """`place_all` puts pages written earlier (e.g. by the grade command) into the course without redrawing them."""
+    course = _submitted_course(tmp_path / "course")
+    write_all(_graded(tmp_path / "out"), "01")
+    assert not (course / "feedback").exists()
+    from grader.report.run import place_all
+
+    placed = place_all(tmp_path / "out", "01", course)
+    assert (course / "feedback" / "minji" / ASSIGNMENT / f"{ASSIGNMENT}.html") in placed
