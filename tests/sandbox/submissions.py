@@ -29,6 +29,8 @@ RECURSION = attention_body("return attention(query, key, value)\n")
 SYNTAX_ERROR = "def attention(query, key, value:\n    return query\n"
 MISSING_FUNCTION = "def attn(query, key, value):\n    return query\n"
 FLOOD_STDOUT = "for _ in range(10**6):\n    print('x' * 99)\n"
+SEGFAULT = "import ctypes\nimport sys\nprint('before the crash', file=sys.stderr)\nctypes.string_at(0)\n"
+HUGE_RESULT = attention_body("return tuple(torch.rand(50_000) for _ in range(16)), None  # ~15 MB of JSON\n")
 KILL_PARENT = "import os\nos.kill(os.getppid(), 9)\nimport time\ntime.sleep(30)\n"
 KILL_EVERYTHING = "import os\ntry:\n    os.kill(-1, 9)\nexcept OSError:\n    pass\nimport time\ntime.sleep(30)\n"
 SIGNAL_WORKER = """\

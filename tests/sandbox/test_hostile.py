@@ -75,10 +75,13 @@ def hostile(bwrap_pool, solution_source, case_names):
         "syntax_error": s.SYNTAX_ERROR,
         "missing_function": s.MISSING_FUNCTION,
         "patcher": s.PATCHER,
+        "segfault": s.SEGFAULT,
         "correct_last": solution_source,
     }
+    items = [(name, source, case_names) for name, source in sources.items()]
+    items.insert(5, ("huge_result", s.HUGE_RESULT, ["seed"]))
     try:
-        results = run_batch(bwrap_pool, [(name, source, case_names) for name, source in sources.items()])
+        results = run_batch(bwrap_pool, items)
     finally:
         listener.close()
     return SimpleNamespace(results=results, outside=outside, accepted=listener.accepted,
@@ -91,7 +94,7 @@ def _errors(result):
 
 def test_every_submission_gets_exactly_one_result(hostile):
     """The batch finishes and reports each submission once, all in the bubblewrap sandbox."""
-    assert len(hostile.results) == 26
+    assert len(hostile.results) == 28
     assert {result.sandbox for result in hostile.results.values()} == {"bubblewrap"}
 
 
@@ -198,6 +201,20 @@ def test_output_flood_is_capped(hostile):
     assert result.status == "output_limit"
     assert len(result.stdout.encode()) <= TEST_LIMITS.output_bytes + 200
     assert "생략" in result.stdout
+
+
+def test_huge_result_is_capped(hostile):
+    """A result larger than result_bytes is dropped: status output_limit, no result."""
+    result = hostile.results["huge_result"]
+    assert result.status == "output_limit"
+    assert result.result is None
+
+
+def test_segfault_is_a_crash(hostile):
+    """A segmentation fault in student code is reported as crashed, with what it printed on stderr."""
+    result = hostile.results["segfault"]
+    assert result.status == "crashed"
+    assert "before the crash" in result.stderr
 
 
 @pytest.mark.parametrize("name, error", [
