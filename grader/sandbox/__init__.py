@@ -1,6 +1,26 @@
-"""Run untrusted student code: warm, sandboxed workers (bubblewrap when available) under strict limits."""
+"""Run untrusted student code: warm, sandboxed workers (bubblewrap when available) under strict limits.
+
+    with SandboxPool("grader.checks.ch01_probe", jobs=2, limits=Limits()) as pool:
+        for run in pool.run((sid, source, case_names) for sid, source in submissions):
+            ...  # run.status: ok | timeout | memory | output_limit | crashed | no_result
+
+Process tree under bubblewrap: pool -> bwrap -> worker (pid 1 of a private pid namespace, torch
+imported, an unprivileged uid of its own) -> one throwaway runner per job -> the child that runs
+`grader.checks.execute.execute` on the student's source. Only plain JSON crosses process boundaries.
+
+Protected: the repository, solutions, reference data and judges are not mounted; nothing on the host
+is writable; no network; the student's processes (including setsid'd and forked ones) are all
+killed before the result is reported; wall, CPU, memory, process, file-size and output limits; the
+worker never holds a submission's data, so a child cannot find another student's code or outputs in
+its memory; patches to json/torch die with the child. Not protected: everything inside the child
+(student code shares the interpreter with the probe and `execute`, so it can shape its own result,
+e.g. write any traces it likes, but it never sees reference outputs); the probe's hidden case
+definitions are readable; kernel attack surface (no seccomp filter). Without bubblewrap (fallback)
+only the limits and the process clean-up apply.
+"""
+from . import status
 from .bwrap import bubblewrap_available
 from .limits import Limits
 from .pool import RunResult, SandboxError, SandboxPool
 
-__all__ = ["Limits", "RunResult", "SandboxError", "SandboxPool", "bubblewrap_available"]
+__all__ = ["Limits", "RunResult", "SandboxError", "SandboxPool", "bubblewrap_available", "status"]
