@@ -1,0 +1,145 @@
+"""Grade the same N filled-in notebooks with `nbgrader autograde` and with `python -m grader grade --jobs 2`.
+
+    .venv/bin/python bench/bench_grading.py              # N=20, both, prints wall times and the ratio
+    .venv/bin/python bench/bench_grading.py --n 1000 --ours-only   # memory: the grader's peak RSS stays flat
+
+Builds a throw-away nbgrader course (this repo's nbgrader_config.py and grader package), runs
+`nbgrader generate_assignment`, writes N notebooks into submitted/<id>/01_attention/ (a mix of right
+and wrong answers from tests/fixtures), then times each grader on the whole folder. Not a test.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTER = "01_attention"
+MIX = ["solution", "ok_einsum", "no_scale", "log_softmax", "half_dk", "unimplemented", "swap_qk", "warns_correct"]
+
+
+def answer(name):
+    """The answer cell's code for one entry of MIX."""
+    if name == "solution":
+        text = (ROOT / "solutions" / CHAPTER / "transformer.py").read_text(encoding="utf-8")
+        return "".join(line for line in text.splitlines(keepends=True) if "### " not in line)
+    for folder in ("tests/fixtures/submissions", "tests/fixtures/ch01"):
+        path = ROOT / folder / f"{name}.py"
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(name)
+
+
+def environment():
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def make_course(folder, n):
+    """A course with the assignment generated and n filled-in notebooks submitted."""
+    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    shutil.copytree(ROOT / "grader", folder / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([str(Path(sys.executable).with_name("nbgrader")), "generate_assignment", CHAPTER, "--force",
+                    "--log-level=ERROR"], cwd=folder, env=environment(), check=True, capture_output=True)
+    release = json.loads((folder / "release" / CHAPTER / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))
+    answers = {name: answer(name) for name in MIX}
+    for number in range(n):
+        name = MIX[number % len(MIX)]
+        for cell in release["cells"]:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "answer":
+                cell["source"] = answers[name]
+        target = folder / "submitted" / f"s{number:04d}_{name}" / CHAPTER / f"{CHAPTER}.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_text(json.dumps(release, ensure_ascii=False), encoding="utf-8")
+
+
+class PeakMemory(threading.Thread):
+    """Samples a process's VmHWM (peak resident set) from /proc until it ends."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.peak_kib, self.running = pid, 0, True
+
+    def run(self):
+        while self.running:
+            try:
+                status = Path(f"/proc/{self.pid}/status").read_text()
+            except OSError:
+                return
+            found = re.search(r"VmHWM:\s+(\d+) kB", status)
+            if found:
+                self.peak_kib = max(self.peak_kib, int(found.group(1)))
+            time.sleep(0.05)
+
+
+def children_cpu():
+    """CPU seconds (user + sys) of every finished descendant so far: robust to other load, unlike wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command, cwd, watch_memory=False):
+    """(wall seconds, CPU seconds, stderr text, peak RSS in MiB of the command's own process or None)."""
+    cpu_before = children_cpu()
+    started = time.monotonic()
+    process = subprocess.Popen(command, cwd=cwd, env=environment(), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    watcher = PeakMemory(process.pid) if watch_memory else None
+    if watcher:
+        watcher.start()
+    _, stderr = process.communicate()
+    seconds = time.monotonic() - started
+    cpu = children_cpu() - cpu_before
+    if watcher:
+        watcher.running = False
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr[-3000:]}")
+    return seconds, cpu, stderr, (watcher.peak_kib / 1024 if watcher else None)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=20, help="number of notebooks (default 20)")
+    parser.add_argument("--jobs", type=int, default=2, help="our sandbox workers (default 2)")
+    parser.add_argument("--ours-only", action="store_true", help="skip nbgrader autograde (for large N)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary course and print its path")
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-grading-"))
+    try:
+        print(f"building a course with {args.n} notebooks …", file=sys.stderr)
+        make_course(folder, args.n)
+        print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; keep it low)", file=sys.stderr)
+        ours, ours_cpu, stderr, peak = timed([sys.executable, "-m", "grader", "grade", "01", "submitted", "--jobs",
+                                    str(args.jobs), "--out", "graded"], folder, watch_memory=True)
+        loop = re.search(r"채점 \d+건, ([\d.]+)초", stderr)
+        loop_seconds = float(loop.group(1)) if loop else float("nan")
+        print(f"ours   (python -m grader grade --jobs {args.jobs}): {ours:7.1f} s wall "
+              f"(start-up {ours - loop_seconds:.1f} s, grading loop {loop_seconds:.1f} s = "
+              f"{loop_seconds / args.n * 1000:.0f} ms per notebook), {ours_cpu:.1f} s CPU; "
+              f"grader peak RSS {peak:.0f} MiB")
+        if not args.ours_only:
+            theirs, theirs_cpu, _, _ = timed([str(Path(sys.executable).with_name("nbgrader")), "autograde", CHAPTER,
+                                              "--force", "--log-level=ERROR"], folder)
+            print(f"nbgrader autograde:                      {theirs:7.1f} s wall "
+                  f"({theirs / args.n:.1f} s per notebook), {theirs_cpu:.1f} s CPU")
+            print(f"ratio: {theirs / ours:.1f}× faster (wall), {theirs_cpu / ours_cpu:.1f}× less CPU; "
+                  f"load average after: {os.getloadavg()[0]:.2f}")
+    finally:
+        if args.keep:
+            print(f"course kept in {folder}", file=sys.stderr)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
