@@ -22,6 +22,7 @@ EXIT_SETUP_FAILED = 70
 EXIT_EXECUTE_RAISED = 71
 EXIT_ENCODE_FAILED = 72
 
+
 def _reject(value):
     """Anything but plain data is refused (execute only produces plain data)."""
     raise TypeError(f"not plain data: {type(value).__name__}")
@@ -59,6 +60,9 @@ def _apply_limits(limits):
         (resource.RLIMIT_CORE, 0),
     ):
         soft, hard = value if isinstance(value, tuple) else (value, value)
+        ceiling = resource.getrlimit(which)[1]
+        if ceiling != resource.RLIM_INFINITY:  # never ask for more than we may (raising would fail)
+            soft, hard = min(soft, ceiling), min(hard, ceiling)
         resource.setrlimit(which, (int(soft), int(hard)))
 
 

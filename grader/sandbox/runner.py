@@ -196,6 +196,8 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced):
     )
     if reason == "processes":
         outcome, stderr = status.CRASHED, stderr + PROCESS_LIMIT_NOTE.format(limit=limits.max_processes)
+    elif os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == child.EXIT_SETUP_FAILED:
+        outcome = status.CRASHED  # the sandbox could not prepare the child: not the student's doing
     line = encode_line({
         "seq": seq, "id": submission_id, "status": outcome,
         "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),
