@@ -54,7 +54,7 @@ def blocks(results, chapter_id, folder, wall_seconds=None):
     top, numbers = stats.max_score(results), stats.scores(results)
     counts = stats.statuses(results)
     out = [page.Text(f"{len(results)} submissions, max score {top:g}. Mean {numbers['mean']:.1f}, median "
-                     f"{numbers['median']:g}, lowest {numbers['min']:g}, highest {numbers['max']:g}. Run status: "
+                     f"{round(numbers['median'], 2):g}, lowest {round(numbers['min'], 2):g}, highest {round(numbers['max'], 2):g}. Run status: "
                      + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())) + ".")]
     bins = stats.histogram(results)
     charts.histogram(folder / HISTOGRAM, bins, top)

@@ -22,6 +22,7 @@ def draw(path, student, reference, student_label="your p_attn", reference_label=
     width = max(3.2, cell * side + 1.6)
     height = max(2.8, cell * side + 1.3)
     figure, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False)
+    figure.subplots_adjust(wspace=0.55)
     for axis, (rows, label) in zip(axes[0], panels):
         _panel(figure, axis, rows, label)
     figure.savefig(path, dpi=100, bbox_inches="tight", pad_inches=0.15)

@@ -134,3 +134,11 @@ def test_diagnosis_vocabulary_is_the_judges():
     module = judge_module("01_attention")
     bugs, cases = diagnoses.vocabulary("01_attention")
     assert set(bugs) == set(module.BUGS.values()) and set(cases) == set(module.CASE_TEXT.values())
+
+
+def test_docs_pictures_are_valid_pngs():
+    """docs/feedback.png and docs/report.png (drawn by docs/make_pictures.py) are real, non-blank images."""
+    from grader import paths
+
+    for name in ("feedback.png", "report.png"):
+        assert_png(paths.ROOT / "docs" / name)
