@@ -1,6 +1,4 @@
 """Judge-side helpers: rebuild tensors from plain data and compare them with tolerances."""
-import math
-
 import torch
 
 from .framework import Finding
@@ -29,14 +27,6 @@ def close(actual, expected, dtype="float32"):
         return False
     rtol, atol = tolerance(dtype)
     return bool(torch.allclose(actual, expected, rtol=rtol, atol=atol))
-
-
-def max_error(actual, expected):
-    """Largest absolute difference, or infinity when shapes differ or values are not finite."""
-    if actual.shape != expected.shape:
-        return math.inf
-    difference = (actual - expected).abs().max().item() if actual.numel() else 0.0
-    return difference if math.isfinite(difference) else math.inf
 
 
 def shape_text(shape):

@@ -1,4 +1,7 @@
 """The student self-check: run the visible checks on a `.py` file or a filled-in notebook, in process."""
+import contextlib
+import sys
+
 from . import judge_module, references
 from .execute import execute
 from .framework import judge
@@ -13,5 +16,7 @@ def run(chapter, path, visible_only=True):
     except SubmissionError as error:
         outcome = {"failure": str(error)}
     else:
-        outcome = execute(source, module.probe, module.probe.case_names(visible_only=visible_only))
+        # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
+        with contextlib.redirect_stdout(sys.stderr):
+            outcome = execute(source, module.probe, module.probe.case_names(visible_only=visible_only))
     return judge(module.CHECKS, module.probe, outcome, references.load(module.CHAPTER_ID), visible_only)

@@ -29,13 +29,13 @@ def _secret(text, kind):
 
 
 def _hidden_lines():
-    secret = set()
-    for path in sorted(paths.CHECKS.glob("*.py")):
-        secret |= _secret(path.read_text(encoding="utf-8"), "hidden")
+    """Hidden-region lines of every checks module and source notebook, minus any line that also stands
+    in public code somewhere (e.g. `def judge(evidence):` in another chapter's visible checks)."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted(paths.CHECKS.glob("*.py"))]
     for path in sorted(paths.NBGRADER_SOURCE.glob("*/*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            secret |= _secret("".join(cell["source"]), "hidden")
-    return secret
+        texts += ["".join(cell["source"]) for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    public = {line.strip() for text in texts for line in regions.remove_hidden(text).splitlines()}
+    return set().union(*(_secret(text, "hidden") for text in texts)) - public
 
 
 def _student_files(chapter_id):

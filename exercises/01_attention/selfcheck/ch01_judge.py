@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from . import ch01_probe as probe
-from .compare import close, decode, max_error, shape_text
+from .compare import close, decode, shape_text
 from .framework import Check, Finding, Verdict
 
 CHAPTER_ID = "01_attention"
@@ -184,11 +184,6 @@ def matching_bugs(inputs, p_attn=None, error=None, outputs=None):
         elif not isinstance(produced, Exception) and close(p_attn, produced[1]):
             found.append(bug)
     return list(dict.fromkeys(found))
-
-
-def matching_bug(inputs, p_attn=None, error=None):
-    """The first bug whose model reproduces the student's result, if any."""
-    return next(iter(matching_bugs(inputs, p_attn, error)), None)
 
 
 # ----------------------------------------------------------------------------- reading a call

@@ -5,6 +5,8 @@ A chapter has a probe module (sandbox side: builds inputs and records what the s
 returned) and a judge module (grader side: a list of `Check`s). A check never sees the student's
 code; it reads the traces, the reference outputs generated from `solutions/`, and the case inputs.
 """
+import contextlib
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -91,7 +93,23 @@ def judge(checks, probe, outcome, references, visible_only=False):
     if failure:
         return [CheckResult(c.name, c.title, c.points, 0.0, c.visible, failure) for c in selected]
     evidence = Evidence(outcome["traces"], references, probe)
-    return [_run_check(check, evidence) for check in selected]
+    with _one_thread():
+        return [_run_check(check, evidence) for check in selected]
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """Judging works on tiny tensors: one torch thread is faster, and much faster on a loaded machine."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _run_check(check, evidence):
