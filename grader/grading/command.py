@@ -28,6 +28,7 @@ def run(args):
         from .course import Course
 
         module = judge_module(number)
+        gradebook_path = _gradebook_path(args.gradebook)
         course = Course()
         with Inputs(args.paths, module.CHAPTER_ID, course) as inputs:
             for problem in inputs.problems:
@@ -42,7 +43,6 @@ def run(args):
                 return EXIT_PROBLEMS
     csv_path = report.write_csv()
     status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
-    gradebook_path = _gradebook_path(args.gradebook)
     if gradebook_path is not None:
         status = max(status, _write_gradebook(gradebook_path, module, report, course))
     if args.json:

@@ -62,6 +62,8 @@ def _best_per_student(rows):
 
 
 def _record(gradebook, chapter_id, row, cell_names):
+    from nbgrader.api import Grade, GradeCell
+
     from .naming import parse_timestamp
 
     gradebook.update_or_create_student(row.student_id)
@@ -70,11 +72,14 @@ def _record(gradebook, chapter_id, row, cell_names):
     if timestamp is not None:
         options["timestamp"] = timestamp
     gradebook.update_or_create_submission(chapter_id, row.student_id, **options)
+    notebook = gradebook.find_submission_notebook(chapter_id, chapter_id, row.student_id)
+    grades = dict((name, grade) for grade, name in  # one query, not a find_grade (and lazy loads) per cell
+                  gradebook.db.query(Grade, GradeCell.name).join(GradeCell, GradeCell.id == Grade.cell_id)
+                  .filter(Grade.notebook_id == notebook.id))
     for name, score, _ in row.checks:
-        if name in cell_names:
-            grade = gradebook.find_grade(name, chapter_id, chapter_id, row.student_id)
-            grade.auto_score = float(score)
-            grade.needs_manual_grade = False
+        if name in cell_names and name in grades:
+            grades[name].auto_score = float(score)
+            grades[name].needs_manual_grade = False
 
 
 def _save_cells(gradebook, path, chapter_id, course):
