@@ -27,12 +27,27 @@ def _environment():
     return env
 
 
+def _start(args, cwd):
+    """Start a step's command in the background."""
+    return subprocess.Popen(args, cwd=cwd, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(name, process):
+    """Wait for a step's command; return (stdout, stderr), or raise DemoError with its output."""
+    try:
+        stdout, stderr = process.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise DemoError(f"{name} did not finish in 600 s") from None
+    if process.returncode not in (0, 1) or (process.returncode == 1 and name != "grade"):
+        raise DemoError(f"{name} failed ({process.returncode}):\n{stdout}\n{stderr}")
+    return stdout, stderr
+
+
 def _command(name, args, cwd):
-    """Run a step's command; return its stdout, or raise DemoError with its output."""
-    done = subprocess.run(args, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=600)
-    if done.returncode not in (0, 1) or (done.returncode == 1 and name != "grade"):
-        raise DemoError(f"{name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
+    """Run a step's command to the end; return (stdout, stderr)."""
+    return _finish(name, _start(args, cwd))
 
 
 def _nbgrader(*args):
@@ -92,18 +107,20 @@ def _run(out):
 
     print("\n== 3. grade in the sandbox", flush=True)
     t = time.monotonic()
-    done = _command("grade", [sys.executable, "-m", "grader", "grade", chapter.number, "submitted",
+    stdout, stderr = _command("grade", [sys.executable, "-m", "grader", "grade", chapter.number, "submitted",
                               "--out", str(graded), "--gradebook", "gradebook.db"], course)
     grade_wall = time.monotonic() - t
-    for line in (done.stdout + done.stderr).splitlines():
+    for line in (stdout + stderr).splitlines():
         if not line.startswith("["):  # the per-submission progress lines
             print(f"  | {line}")
     step("python -m grader grade", t)
     if not (graded / "results").is_dir():
-        raise DemoError(f"grading wrote no results:\n{done.stdout}\n{done.stderr}")
+        raise DemoError(f"grading wrote no results:\n{stdout}\n{stderr}")
 
-    print("\n== 4. feedback pages and the class report", flush=True)
+    print("\n== 4. feedback pages and the class report, while nbgrader exports the gradebook", flush=True)
     t = time.monotonic()
+    export = out / "nbgrader-grades.csv"
+    exporting = _start(_nbgrader("export", f"--to={export}", "--log-level=WARN"), course)
     from grader.report import write_all
     from grader.report.results import load
     from grader.report.table import render
@@ -116,9 +133,7 @@ def _run(out):
         written = write_all(graded, chapter.id, course_root=course, wall_seconds=grade_wall)
         step(f"{len(written['feedback'])} feedback pages, class report", t)
 
-    t = time.monotonic()
-    export = out / "nbgrader-grades.csv"
-    _command("export", _nbgrader("export", f"--to={export}", "--log-level=WARN"), course)
+    _finish("export", exporting)
     step("nbgrader export", t)
 
     print(f"\n== class table ({chapter.id})\n")

@@ -80,6 +80,8 @@ def _diagnoses(result):
     out = [page.Heading("실패한 검사의 진단"), page.Text("검사마다 어떤 입력에서 무엇이 달랐는지 적었습니다.")]
     for text, tests in groups.items():
         names = ", ".join(f"{title(t)} ({_points(t.get('score', 0))}/{_points(t.get('max_score', 0))}점)" for t in tests)
+        if len(tests) > 3 and len(tests) == len(result.tests):
+            names = f"모든 검사 ({len(tests)}개)"
         out += [page.Heading(names, 3), page.Text(text, quote=True)]
     return out
 
