@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 OK = "ok"
-SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]+")
+SAFE_NAME = re.compile(r"[^\w.@\-]+")  # letters of any script, digits, _ . @ -
 
 
 @dataclass

@@ -16,9 +16,10 @@ def chapter_id_of(chapter):
 
 
 def feedback_folders(results):
-    """{Result: folder name under feedback/}: the student id; later submissions of the same student get a suffix."""
+    """{id(Result): folder name under feedback/}: the student id for the student's best submission (the one the
+    gradebook records: highest score, then first submission id); the student's other submissions get a suffix."""
     names, taken = {}, set()
-    for result in results:
+    for result in sorted(results, key=lambda r: (r.student, -r.score, r.submission)):
         name = safe_name(result.student)
         if name in taken:
             name = safe_name(f"{result.student}__{result.submission}")

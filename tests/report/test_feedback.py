@@ -162,3 +162,21 @@ def test_feedback_reveals_no_hidden_value_or_test_code(graded, student):
         assert not any(seed in text for seed in seeds)
         assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text
         assert not {line for line in code if line in text}
+
+
+def test_a_students_best_submission_gets_the_plain_folder(tmp_path, documents):
+    """Two submissions of one student: feedback/<student>/ shows the best one (as the gradebook records), the other
+    gets feedback/<student>__<submission>/; Korean student ids are kept as folder names."""
+    import json
+
+    from grader.report import write_all
+
+    (tmp_path / "results").mkdir()
+    low, high = dict(documents["no_scale"]), dict(documents["solution"])
+    low.update(submission="a-first", student_id="김민지")
+    high.update(submission="b-second", student_id="김민지")
+    for document in (low, high):
+        (tmp_path / "results" / f"{document['submission']}.json").write_text(json.dumps(document, ensure_ascii=False))
+    write_all(tmp_path, "01")
+    assert "모든 검사를 통과했습니다" in (tmp_path / "feedback" / "김민지" / "feedback.md").read_text(encoding="utf-8")
+    assert (tmp_path / "feedback" / "김민지__a-first" / "feedback.md").is_file()
