@@ -13,6 +13,7 @@ from tests.conftest import copy_repo
 
 pytestmark = [pytest.mark.report, pytest.mark.slow]
 IGNORED = ("__pycache__", ".pytest_cache")
+pytest.importorskip("grader.grading.command", reason="the grading command (grader/grading) is not there yet")
 
 
 def _repo_state(root):
@@ -49,11 +50,6 @@ def demo(tmp_path_factory):
                           capture_output=True, text=True, timeout=900)
     seconds = time.monotonic() - started
     return done, out, folders, before, seconds
-
-
-@pytest.fixture(autouse=True)
-def _needs_grading():
-    pytest.importorskip("grader.grading.command", reason="the grading command (grader/grading) is not there yet")
 
 
 def test_demo_completes_and_prints_the_class_table(demo):
