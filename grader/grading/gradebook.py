@@ -8,6 +8,16 @@ class GradebookError(RuntimeError):
     """The gradebook cannot take these scores (e.g. the assignment's grade cells do not match the checks)."""
 
 
+def _skip_slow_optional_imports():
+    """Before importing nbgrader: keep jsonschema from loading its optional `rfc3987_syntax` (~2.7 s).
+
+    nbgrader imports nbformat, which imports jsonschema, whose format checker compiles an IRI grammar
+    at import time if that package is installed. nbformat's schemas use no "iri" format, and nothing
+    in the grader validates one, so this process does without it (nbgrader's own commands are unaffected).
+    """
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+
 def db_url(path):
     """The SQLAlchemy URL nbgrader uses for a gradebook file."""
     return f"sqlite:///{Path(path).resolve()}"
@@ -20,6 +30,7 @@ def write(path, chapter_id, check_points, rows, course):
     The assignment and notebook are both named `chapter_id` (nbgrader's source layout); each grade
     cell named like a check gets that check's score as `auto_score`.
     """
+    _skip_slow_optional_imports()
     from nbgrader.api import Gradebook, MissingEntry
 
     best = _best_per_student(rows)
