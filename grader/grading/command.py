@@ -17,20 +17,26 @@ def run(args):
         print("--jobs는 1 이상이어야 합니다.", file=sys.stderr)
         return EXIT_USAGE
 
+    from contextlib import nullcontext
+
     from grader.sandbox import Limits, SandboxError, SandboxPool
 
+    from .gradebook_process import GradebookProcess
+
     limits = Limits()
-    # Start the warm workers first: they import torch while this process collects inputs and loads the judge.
-    with SandboxPool(probe_module=f"grader.checks.ch{number}_probe", jobs=args.jobs, limits=limits) as pool:
+    gradebook_path = _gradebook_path(args.gradebook)
+    # The warm workers start first and import torch while this process loads the judge and collects the
+    # inputs; the gradebook helper imports nbgrader meanwhile.
+    pool = SandboxPool(probe_module=f"grader.checks.ch{number}_probe", jobs=args.jobs, limits=limits)
+    helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
+    with pool, helper:
         from grader.checks import judge_module
 
         from .collect import Inputs
         from .course import Course
 
         module = judge_module(number)
-        gradebook_path = _gradebook_path(args.gradebook)
-        course = Course()
-        with Inputs(args.paths, module.CHAPTER_ID, course) as inputs:
+        with Inputs(args.paths, module.CHAPTER_ID, Course()) as inputs:
             for problem in inputs.problems:
                 print(f"오류: {problem}", file=sys.stderr)
             if not inputs.submissions:
@@ -41,10 +47,10 @@ def run(args):
             except SandboxError as error:
                 print(f"샌드박스 오류로 채점을 멈췄습니다: {error}", file=sys.stderr)
                 return EXIT_PROBLEMS
-    csv_path = report.write_csv()
-    status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
-    if gradebook_path is not None:
-        status = max(status, _write_gradebook(gradebook_path, module, report, course))
+        csv_path = report.write_csv()
+        status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
+        if gradebook_path is not None:
+            status = max(status, _write_gradebook(helper, gradebook_path, module, report))
     if args.json:
         report.stream_json(sys.stdout)
     else:
@@ -75,13 +81,13 @@ def _gradebook_path(option):
     return default if default.exists() else None
 
 
-def _write_gradebook(path, module, report, course):
-    from .gradebook import GradebookError, write
+def _write_gradebook(writer, path, module, report):
+    from .gradebook import GradebookError
 
     points = {check.name: check.points for check in module.CHECKS}
     try:
-        count = write(path, module.CHAPTER_ID, points, report.rows, course)
-    except (GradebookError, FileNotFoundError, RuntimeError) as error:
+        count = writer.finish(module.CHAPTER_ID, points, report.rows)
+    except GradebookError as error:
         print(f"gradebook에 기록하지 못했습니다: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
     print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다.", file=sys.stderr)
