@@ -87,12 +87,15 @@ def _diagnoses(result):
 
 
 def _picture(result, chapter_id, folder):
-    reference = picture.reference(chapter_id)
+    case = result.picture.get("case", picture.SEED_CASE)
+    reference = picture.reference(chapter_id, case)
     if reference is None:
         return []
     student = picture.student(result)
-    out = [page.Heading("어텐션 가중치 그림 (시드 입력)"),
-           page.Text("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))에서 돌려준 p_attn입니다. "
+    where = ("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))" if case == picture.SEED_CASE
+             else f"공개 검사 입력 '{case}'")
+    out = [page.Heading(f"어텐션 가중치 그림 ({where})"),
+           page.Text(f"{where}에서 돌려준 p_attn입니다. "
                      "행은 query 토큰, 열은 key 토큰이고, 칸의 숫자는 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. "
                      "행마다 합이 1이어야 합니다."
                      + (" 왼쪽이 제출한 코드의 결과, 오른쪽이 기준 결과입니다." if student is not None else ""))]

@@ -8,12 +8,11 @@ SEED_CASE = "seed"  # the chapter's demo input; visible, its p_attn is printed b
 MAX_SIDE = 40
 
 
-def reference(chapter_id):
-    """The reference p_attn of the seed case as a 2-D list (query × key), or None if the chapter has none."""
+def reference(chapter_id, case=SEED_CASE, item=1):
+    """The reference picture (item `item` of visible case `case`) as a 2-D list, or None if there is none."""
     path = paths.REFERENCE / f"{chapter_id}.json"
     try:
-        case = json.loads(path.read_text(encoding="utf-8"))["cases"][SEED_CASE]
-        encoded = case["result"]["items"][1]
+        encoded = json.loads(path.read_text(encoding="utf-8"))["cases"][case]["result"]["items"][item]
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
     return matrix(_nested(encoded["data"], encoded["shape"]))
