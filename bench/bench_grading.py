@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -62,48 +61,62 @@ def make_course(folder, n):
         target.write_text(json.dumps(release, ensure_ascii=False), encoding="utf-8")
 
 
-class PeakMemory(threading.Thread):
-    """Samples a process's VmHWM (peak resident set) from /proc until it ends."""
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-    def __init__(self, pid):
+
+class Watch(threading.Thread):
+    """Samples a process tree from /proc until its root ends: the root's peak RSS (VmHWM) and the CPU time of
+    every descendant seen (the sandbox's workers are killed, not reaped, so getrusage would miss them)."""
+
+    def __init__(self, pid, interval=0.1):
         super().__init__(daemon=True)
-        self.pid, self.peak_kib, self.running = pid, 0, True
+        self.pid, self.interval, self.running = pid, interval, True
+        self.peak_kib, self.cpu_ticks = 0, {}
 
     def run(self):
         while self.running:
+            parents, ticks = {}, {}
+            for entry in os.scandir("/proc"):
+                if entry.name.isdigit():
+                    try:
+                        fields = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()
+                    except OSError:
+                        continue
+                    parents[int(entry.name)] = int(fields[1])
+                    ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
+            family, frontier = {self.pid}, [self.pid]
+            while frontier:
+                frontier = [pid for pid, parent in parents.items() if parent in frontier and pid not in family]
+                family.update(frontier)
+            for pid in family & set(ticks):
+                self.cpu_ticks[pid] = max(self.cpu_ticks.get(pid, 0), ticks[pid])
             try:
-                status = Path(f"/proc/{self.pid}/status").read_text()
+                found = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{self.pid}/status").read_text())
             except OSError:
                 return
-            found = re.search(r"VmHWM:\s+(\d+) kB", status)
             if found:
                 self.peak_kib = max(self.peak_kib, int(found.group(1)))
-            time.sleep(0.05)
+            time.sleep(self.interval)
+
+    @property
+    def cpu_seconds(self):
+        return sum(self.cpu_ticks.values()) / CLOCK_TICKS
 
 
-def children_cpu():
-    """CPU seconds (user + sys) of every finished descendant so far: robust to other load, unlike wall time."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(command, cwd, watch_memory=False):
-    """(wall seconds, CPU seconds, stderr text, peak RSS in MiB of the command's own process or None)."""
-    cpu_before = children_cpu()
+def timed(command, cwd):
+    """(wall seconds, CPU seconds of the process tree, stderr text, peak RSS in MiB of the command's process)."""
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=cwd, env=environment(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-    watcher = PeakMemory(process.pid) if watch_memory else None
-    if watcher:
-        watcher.start()
+    watch = Watch(process.pid)
+    watch.start()
     _, stderr = process.communicate()
     seconds = time.monotonic() - started
-    cpu = children_cpu() - cpu_before
-    if watcher:
-        watcher.running = False
+    watch.running = False
+    watch.join()
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stderr[-3000:]}")
-    return seconds, cpu, stderr, (watcher.peak_kib / 1024 if watcher else None)
+    return seconds, watch.cpu_seconds, stderr, watch.peak_kib / 1024
 
 
 def main():
@@ -120,11 +133,11 @@ def main():
         make_course(folder, args.n)
         print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; keep it low)", file=sys.stderr)
         ours, ours_cpu, stderr, peak = timed([sys.executable, "-m", "grader", "grade", "01", "submitted", "--jobs",
-                                    str(args.jobs), "--out", "graded"], folder, watch_memory=True)
+                                    str(args.jobs), "--out", "graded"], folder)
         loop = re.search(r"채점 \d+건, ([\d.]+)초", stderr)
         loop_seconds = float(loop.group(1)) if loop else float("nan")
         print(f"ours   (python -m grader grade --jobs {args.jobs}): {ours:7.1f} s wall "
-              f"(start-up {ours - loop_seconds:.1f} s, grading loop {loop_seconds:.1f} s = "
+              f"(fixed: start-up, gradebook, exit {ours - loop_seconds:.1f} s; grading loop {loop_seconds:.1f} s = "
               f"{loop_seconds / args.n * 1000:.0f} ms per notebook), {ours_cpu:.1f} s CPU; "
               f"grader peak RSS {peak:.0f} MiB")
         if not args.ours_only:
