@@ -102,9 +102,9 @@ class Inputs:
         suffix = path.suffix.lower()
         if suffix in archive.ARCHIVE_SUFFIXES:
             return self._from_archive(path)
-        if suffix in SOURCE_SUFFIXES:
+        if suffix in SOURCE_SUFFIXES:  # named by the instructor: taken as given (a symlink too)
             student, file_name, timestamp, _ = self._name(path.name)
-            return [Candidate(student, file_name, str(path), timestamp, path=path, problem=_link_problem(path))]
+            return [Candidate(student, file_name, str(path), timestamp, path=path)]
         self.problems.append(f"{path}: .py, .ipynb, 제출 폴더 또는 .zip만 채점할 수 있습니다.")
         return []
 
@@ -127,7 +127,7 @@ class Inputs:
             for student in students:
                 found.extend(self._from_student(student.name, student / self.chapter_id))
             return found
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in SOURCE_SUFFIXES and not p.name.startswith("."))
+        files = _source_files(folder)
         if not files:
             self.problems.append(f"{folder}: 채점할 파일(.py, .ipynb)이나 nbgrader 제출 폴더가 없습니다.")
         found = []
@@ -141,7 +141,7 @@ class Inputs:
         """The files of one student's nbgrader assignment folder (its timestamp.txt too)."""
         timestamp = _read_timestamp(folder / "timestamp.txt")
         group = f"tree:{folder.resolve()}"
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() in SOURCE_SUFFIXES and not p.name.startswith("."))
+        files = _source_files(folder)
         if not files:
             return [Candidate(student, "", str(folder), timestamp, group=group,
                               problem="제출 폴더에 채점할 파일(.ipynb 또는 .py)이 없습니다.")]
@@ -229,6 +229,12 @@ def _newest(group):
         if new_time is None or old_time is None or new_time >= old_time:
             kept[candidate.file_name] = candidate
     return list(kept.values())
+
+
+def _source_files(folder):
+    """The .py and .ipynb files directly in `folder` (symlinks included, to be rejected), sorted."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in SOURCE_SUFFIXES and not p.name.startswith(".")
+                  and (p.is_symlink() or p.is_file()))
 
 
 def _link_problem(path):

@@ -246,3 +246,16 @@ def notebook_text(fixture):
 
 def solution_source_notebook():
     return notebook_text(None)
+
+
+def test_symlink_in_a_submitted_tree_is_not_followed(course, tmp_path):
+    """A student's file that is a symlink (e.g. to the instructor's files) is rejected, not read."""
+    folder = tmp_path / "submitted" / "sly" / CHAPTER
+    folder.mkdir(parents=True)
+    secret = tmp_path / "secret.py"
+    secret.write_text("ANSWER = 42\n")
+    (folder / f"{CHAPTER}.ipynb").symlink_to(secret)
+    with collect([tmp_path / "submitted"], course) as inputs:
+        (submission,) = inputs.submissions
+        with pytest.raises(SubmissionError, match="심볼릭 링크"):
+            submission.read()
