@@ -133,7 +133,7 @@ def main():
         make_course(folder, args.n)
         print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; keep it low)", file=sys.stderr)
         ours, ours_cpu, stderr, peak = timed([sys.executable, "-m", "grader", "grade", "01", "submitted", "--jobs",
-                                    str(args.jobs), "--out", "graded"], folder)
+                                    str(args.jobs), "--out", "graded", "--no-feedback"], folder)
         loop = re.search(r"채점 \d+건, ([\d.]+)초", stderr)
         loop_seconds = float(loop.group(1)) if loop else float("nan")
         print(f"ours   (python -m grader grade --jobs {args.jobs}): {ours:7.1f} s wall "

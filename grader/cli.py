@@ -24,6 +24,8 @@ def main(argv=None):
     grade.add_argument("--out", default="graded", help="output folder (default graded/)")
     grade.add_argument("--json", action="store_true", help="print a JSON array of results on stdout")
     grade.add_argument("--gradebook", default=None, help="nbgrader gradebook.db to write scores into")
+    grade.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per submission (default 20)")
+    grade.add_argument("--no-feedback", action="store_true", help="skip feedback pages and the class report")
 
     demo = commands.add_parser("demo", help="the main job on the bundled sample class")
     demo.add_argument("--out", default="demo-out", help="output folder (default demo-out/)")

@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import chapters, paths
 
 MARKER = ".grader-demo"
+DEMO_TIMEOUT_SECONDS = 5  # per submission; the bundled malicious submission busy-loops until it is killed
 
 
 class DemoError(RuntimeError):
@@ -95,6 +96,11 @@ def _run(out):
         raise DemoError("the build failed")
     step("build", t)
 
+    first = chapters.all_chapters()[0]
+    print(f"\n== 1b. {first.id}: demo.py with the solution (the chapter's printed numbers)\n", flush=True)
+    shown, _ = _command("chapter demo", [sys.executable, "demo.py"], first.folder)
+    print("\n".join(f"  {line}" for line in shown.splitlines()), flush=True)
+
     assignment, students = roster()
     chapter = chapters.find(assignment)
     course, graded = out / "course", out / "graded"
@@ -108,8 +114,8 @@ def _run(out):
     print("\n== 3. grade in the sandbox", flush=True)
     t = time.monotonic()
     stdout, stderr = _command("grade", [sys.executable, "-m", "grader", "grade", chapter.number, "submitted",
-                              "--out", str(graded), "--gradebook", "gradebook.db"], course)
-    grade_wall = time.monotonic() - t
+                              "--out", str(graded), "--gradebook", "gradebook.db",
+                              "--timeout", str(DEMO_TIMEOUT_SECONDS)], course)
     for line in (stdout + stderr).splitlines():
         if not line.startswith("["):  # the per-submission progress lines
             print(f"  | {line}")
@@ -117,21 +123,12 @@ def _run(out):
     if not (graded / "results").is_dir():
         raise DemoError(f"grading wrote no results:\n{stdout}\n{stderr}")
 
-    print("\n== 4. feedback pages and the class report, while nbgrader exports the gradebook", flush=True)
+    print("\n== 4. nbgrader export (the grade command wrote the feedback pages and the class report)", flush=True)
     t = time.monotonic()
     export = out / "nbgrader-grades.csv"
     exporting = _start(_nbgrader("export", f"--to={export}", "--log-level=WARN"), course)
-    from grader.report import write_all
     from grader.report.results import load
     from grader.report.table import render
-
-    if (graded / "report.md").is_file():  # the grade command wrote them: only copy the pages into the course
-        from grader.report.run import place_all
-
-        step(f"{len(place_all(graded, chapter.id, course))} files placed in nbgrader's feedback folder", t)
-    else:
-        written = write_all(graded, chapter.id, course_root=course, wall_seconds=grade_wall)
-        step(f"{len(written['feedback'])} feedback pages, class report", t)
 
     _finish("export", exporting)
     step("nbgrader export", t)

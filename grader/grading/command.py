@@ -1,5 +1,6 @@
 """`python -m grader grade CHAPTER PATH… [--jobs N] [--out DIR] [--json] [--gradebook PATH]`."""
 import sys
+import time
 from pathlib import Path
 
 from grader.checks import HERE as CHECKS_DIR
@@ -9,6 +10,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 def run(args):
     """Grade every submission found in args.paths; write results; return the exit status."""
+    started = time.monotonic()
     number = str(args.chapter)[:2]
     if not (number.isdigit() and (CHECKS_DIR / f"ch{number}_judge.py").exists()):
         print(f"알 수 없는 장입니다: {args.chapter}", file=sys.stderr)
@@ -23,7 +25,7 @@ def run(args):
 
     from .gradebook_process import GradebookProcess
 
-    limits = Limits()
+    limits = Limits() if args.timeout is None else Limits(wall_seconds=args.timeout, cpu_seconds=max(1, int(args.timeout)))
     gradebook_path = _gradebook_path(args.gradebook)
     # The warm workers start first and import torch while this process loads the judge and collects the
     # inputs; the gradebook helper imports nbgrader meanwhile.
@@ -51,11 +53,23 @@ def run(args):
         status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
         if gradebook_path is not None:
             status = max(status, _write_gradebook(helper, gradebook_path, module, report))
+    if not args.no_feedback:
+        _write_feedback(args.out, module.CHAPTER_ID, time.monotonic() - started)
     if args.json:
         report.stream_json(sys.stdout)
     else:
         _summary(report, csv_path)
     return status
+
+
+def _write_feedback(out, chapter_id, wall_seconds):
+    """Feedback pages per student and the class report; in an nbgrader course also where release_feedback looks."""
+    from grader.report import write_all
+
+    course_root = Path.cwd() if (Path.cwd() / "submitted").is_dir() else None
+    written = write_all(out, chapter_id, course_root=course_root, wall_seconds=wall_seconds)
+    print(f"피드백: {out}/feedback/<학생>/feedback.html ({len(written['feedback'])}명), 학급 보고서: {out}/report.html",
+          file=sys.stderr)
 
 
 def _grade(submissions, pool, module, limits, out):
