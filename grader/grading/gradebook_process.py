@@ -24,6 +24,8 @@ class GradebookProcess:
         env = dict(os.environ)
         package_root = str(Path(grader.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        # nbgrader's Gradebook runs `alembic` from PATH: this interpreter's bin comes first.
+        env["PATH"] = os.pathsep.join(p for p in (str(Path(sys.executable).parent), env.get("PATH")) if p)
         # -P: the course root (cwd) must not shadow this grader package with another copy.
         self.process = subprocess.Popen([sys.executable, "-P", "-m", "grader.grading.gradebook_process"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=course_root)
@@ -79,4 +81,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(exit_status)  # the gradebook is committed and closed; skip tearing down nbgrader's modules
