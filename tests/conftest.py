@@ -30,6 +30,18 @@ def copy_repo(target):
     return target
 
 
+def floats_in(value):
+    """Every float in a nested JSON document (e.g. a reference file's tensor data and gradients)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from floats_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from floats_in(item)
+    elif isinstance(value, float):
+        yield value
+
+
 @pytest.fixture(scope="session")
 def repo_copy(tmp_path_factory):
     """One scratch copy of the repository per test session (tests must not modify it)."""

@@ -12,7 +12,7 @@ import torch
 
 from . import ch01_probe as probe
 from .compare import close, decode, shape_text
-from .framework import Check, Finding, Verdict
+from .framework import Check, Finding, Verdict, per_case
 
 CHAPTER_ID = "01_attention"
 
@@ -436,19 +436,8 @@ PROPERTY_CASES = ("seed", "scaling_4", "scaling_64", "scaling_512", "saturation_
 
 
 def _per_case(evidence, cases, judge_one):
-    """Run `judge_one(case)` on each case; the check earns the share of cases without a problem."""
-    problems = []
-    for case in cases:
-        try:
-            problem = judge_one(case)
-        except Finding as finding:
-            problem = finding.message
-        if problem:
-            problems.append(f"{CASE_TEXT.get(case, case)}: {problem}")
-    if not problems:
-        return Verdict.ok()
-    unique = list(dict.fromkeys(problems))
-    return Verdict((len(cases) - len(problems)) / len(cases), "\n".join(unique[:3]))
+    """`per_case` with the case named by its Korean description."""
+    return per_case(cases, judge_one, lambda case, problem: f"{CASE_TEXT.get(case, case)}: {problem}")
 
 
 def rows_sum_to_one(evidence):

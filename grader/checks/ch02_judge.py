@@ -13,7 +13,7 @@ import torch
 
 from . import ch02_probe as probe
 from .compare import close, decode, shape_text
-from .framework import Check, Finding, Verdict
+from .framework import Check, Finding, Verdict, per_case
 
 CHAPTER_ID = "02_masking"
 # The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
@@ -383,18 +383,8 @@ def _fully_masked_rows(evidence, case):
 # ----------------------------------------------------------------------------- attention checks
 
 def _per_case(cases, judge_one):
-    """Run `judge_one(case)` on each case; the check earns the share of cases without a problem."""
-    problems = []
-    for case in cases:
-        try:
-            problem = judge_one(case)
-        except Finding as finding:
-            problem = finding.message
-        if problem:
-            problems.append(_about(case, problem))
-    if not problems:
-        return Verdict.ok()
-    return Verdict((len(cases) - len(problems)) / len(cases), "\n".join(list(dict.fromkeys(problems))[:3]))
+    """`per_case` with the case named as in every chapter-02 diagnosis."""
+    return per_case(cases, judge_one, _about)
 
 
 def _same_as_reference(case):

@@ -12,6 +12,7 @@ import pytest
 from grader.checks import ch01_judge, ch01_probe
 
 from .support import FIXTURES, ROOT, SOLUTION, STUB, grade
+from tests.conftest import floats_in
 
 pytestmark = pytest.mark.checks
 
@@ -22,24 +23,12 @@ DECIMAL = re.compile(r"-?\d+\.(\d{3,})")
 SUBMISSIONS = [STUB, SOLUTION, *sorted(FIXTURES.glob("*.py"))]
 
 
-def _numbers(value):
-    """Every float in a reference document (tensor data, gradients, …)."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _numbers(item)
-    elif isinstance(value, float):
-        yield value
-
-
 @pytest.fixture(scope="module")
 def hidden_values():
     """{decimals: set of hidden reference values formatted with that many decimals} for 3 … 12 decimals."""
     cases = json.loads(REFERENCE.read_text(encoding="utf-8"))["cases"]
     assert set(HIDDEN_CASES) <= set(cases)
-    values = [v for case in HIDDEN_CASES for v in _numbers(cases[case])]
+    values = [v for case in HIDDEN_CASES for v in floats_in(cases[case])]
     assert values, "the hidden cases should have reference values"
     return {d: {f"{v:.{d}f}" for v in values} | {f"{abs(v):.{d}f}" for v in values} for d in range(3, 13)}
 

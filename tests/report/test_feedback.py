@@ -13,6 +13,7 @@ from grader.report.results import diagnosis
 
 from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
 from .pngcheck import assert_png
+from tests.conftest import floats_in
 
 pytestmark = pytest.mark.report
 STUDENTS = sorted(GRADED) + sorted(BROKEN)
@@ -102,17 +103,6 @@ def _result(documents, student):
     return Result(paths.ROOT / f"{student}.json", documents[student])
 
 
-def _numbers(value):
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _numbers(item)
-    elif isinstance(value, float):
-        yield value
-
-
 def _spellings(values):
     """How a hidden number could be written: as stored, and to 4 or 7 significant places."""
     return {text for v in values for text in (repr(v), f"{v:.4f}", f"{v:.7g}") if len(text.lstrip("-")) >= 6}
@@ -125,10 +115,10 @@ def _hidden_numbers():
     cases = references.load(CHAPTER)["cases"]
     hidden = [name for name in probe.case_names() if not probe.CASES[name].visible]
     visible = [name for name in probe.case_names(visible_only=True)]
-    secret = set(_numbers([cases[name] for name in hidden]))
+    secret = set(floats_in([cases[name] for name in hidden]))
     for name in hidden:
         secret |= {float(x) for t in probe.make_inputs(name) for x in t.reshape(-1).tolist()}
-    public = set(_numbers([cases[name] for name in visible]))
+    public = set(floats_in([cases[name] for name in visible]))
     seeds = {form.format(probe.CASES[name].seed) for name in hidden for form in ("{}", "{:_}", "{:,}")}
     return _spellings(secret) - _spellings(public), seeds
 

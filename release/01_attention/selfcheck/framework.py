@@ -86,6 +86,25 @@ class Evidence:
         return self._inputs[case]
 
 
+def per_case(cases, judge_one, label):
+    """Run `judge_one(case)` (a Korean problem or None) on each case; earn the share of cases without one.
+
+    A Finding raised by `judge_one` counts as that case's problem; `label(case, problem)` names the case in
+    the message, which keeps the first three distinct problems.
+    """
+    problems = []
+    for case in cases:
+        try:
+            problem = judge_one(case)
+        except Finding as finding:
+            problem = finding.message
+        if problem:
+            problems.append(label(case, problem))
+    if not problems:
+        return Verdict.ok()
+    return Verdict((len(cases) - len(problems)) / len(cases), "\n".join(list(dict.fromkeys(problems))[:3]))
+
+
 def judge(checks, probe, outcome, references, visible_only=False):
     """Judge one submission's outcome with every check; a broken outcome scores 0 everywhere."""
     selected = [check for check in checks if check.visible or not visible_only]
