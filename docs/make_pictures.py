@@ -3,7 +3,12 @@
 Run from the repository root: `python docs/make_pictures.py`. The class is the demo's bundled class minus the
 malicious and the unreadable submissions (they need the sandbox), graded in process. The pictures are collages
 of the PNGs the report writes plus the page's numbers; labels are ASCII (no CJK font is assumed).
+
+With headless Chromium and a Korean font on the machine (Debian: `apt-get install -y chromium fonts-nanum`)
+the pictures are screenshots of the real pages instead.
 """
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -81,13 +86,27 @@ def report_picture(folder, assignment, target):
     plt.close(figure)
 
 
+def screenshot(page, target, scratch, height=1500):
+    """A headless-Chromium screenshot of an HTML page; False if Chromium is not installed or fails."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        return False
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+             f"--user-data-dir={scratch / 'chromium'}", f"--window-size=1100,{height}", f"--screenshot={target}"]
+    done = subprocess.run([browser, *flags, page.as_uri()], capture_output=True, timeout=120)
+    return done.returncode == 0 and target.exists() and target.stat().st_size > 0
+
+
 def main():
     docs = ROOT / "docs"
     with tempfile.TemporaryDirectory(prefix="grader-docs-") as scratch:
         folder = Path(scratch)
         assignment = grade_sample(folder)
-        feedback_picture(folder, docs / "feedback.png")
-        report_picture(folder, assignment, docs / "report.png")
+        if not screenshot(folder / "feedback" / FEATURED / "feedback.html", docs / "feedback.png", folder):
+            feedback_picture(folder, docs / "feedback.png")
+        if not screenshot(folder / "report.html", docs / "report.png", folder):
+            report_picture(folder, assignment, docs / "report.png")
     print(f"wrote {docs / 'feedback.png'} and {docs / 'report.png'}")
     return 0
 
