@@ -4,9 +4,13 @@
         for run in pool.run((sid, source, case_names) for sid, source in submissions):
             ...  # run.status: ok | timeout | memory | output_limit | crashed | no_result
 
-Process tree under bubblewrap: pool -> bwrap -> worker (pid 1 of a private pid namespace, torch
-imported, an unprivileged uid of its own) -> one throwaway runner per job -> the child that runs
-`grader.checks.execute.execute` on the student's source. Only plain JSON crosses process boundaries.
+Process tree under bubblewrap as root: pool -> bwrap -> zygote (pid 1 of the pool's one sandbox,
+imports torch once) -> one forked worker per slot (its own network, IPC and mount namespaces with a
+private /tmp and /dev/shm; root with only CAP_SETUID/CAP_SETGID/CAP_KILL) -> one throwaway runner per
+job, under the worker's own unprivileged uid (so kill(-1) or a fork bomb reaches that worker's jobs
+only) -> the child that runs `grader.checks.execute.execute` on the student's source. Without root,
+each worker has a bubblewrap sandbox of its own (pid 1 of it, as its own unprivileged uid); without
+bubblewrap, each worker is a plain process. Only plain JSON crosses process boundaries.
 
 Protected: the repository, solutions, reference data and judges are not mounted; nothing on the host
 is writable; no network; the student's processes (including setsid'd and forked ones) are all

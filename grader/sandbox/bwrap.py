@@ -77,8 +77,12 @@ def _check_repo_hidden(sources):
             raise RuntimeError(f"refusing to sandbox: the repository {repo} lies inside {source}, which would be visible")
 
 
-def command(program, code_dir, limits=Limits()):
-    """The full bwrap argv that runs `program` (argv list, interpreter first) confined."""
+def command(program, code_dir, limits=Limits(), extra_capabilities=()):
+    """The full bwrap argv that runs `program` (argv list, interpreter first) confined.
+
+    `extra_capabilities` (as root only) are kept besides CAP_SETUID/CAP_SETGID, e.g. CAP_KILL for a
+    zygote whose root workers must signal the unprivileged runners of their own uid.
+    """
     bwrap = bubblewrap_path()
     if bwrap is None:
         raise FileNotFoundError("bwrap")
@@ -87,6 +91,8 @@ def command(program, code_dir, limits=Limits()):
     if os.geteuid() == 0:
         namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                       "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        for capability in extra_capabilities:
+            namespaces += ["--cap-add", capability]
     else:
         namespaces = ["--unshare-all", "--unshare-user"]
     arguments = [bwrap, *namespaces, "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox"]

@@ -4,6 +4,8 @@ import json
 import os
 import select
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -70,43 +72,149 @@ class _Job:
 
 
 class _Worker:
-    """One warm worker process and the job it is running, seen from the pool."""
+    """One warm worker process and the job it is running, seen from the pool.
 
-    def __init__(self, process, startup_deadline):
+    Either a process of its own (`process`, a Popen) or a child of the pool's zygote, known by the
+    pipes the pool gave it and, once it is ready, by its host pid (`host_pid`).
+    """
+
+    def __init__(self, stdin, stdout, stderr, startup_deadline, process=None, zygote=None):
         self.process = process
-        self.stdin, self.stdout, self.stderr = (s.fileno() for s in (process.stdin, process.stdout, process.stderr))
+        self.zygote = zygote
+        self.host_pid = process.pid if process is not None else None
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         for fd in (self.stdin, self.stdout, self.stderr):
             os.set_blocking(fd, False)
         self.startup_deadline = startup_deadline
         self.ready = False
         self.startup_seconds = None
         self.stderr_open = True
+        self.closed = False
         self.lines = bytearray()
         self.errors = Tail(8192)
         self.pending = memoryview(b"")
         self.seq = 0
         self.job = None
 
+    @classmethod
+    def of_process(cls, process, startup_deadline):
+        """A worker that is a process of its own."""
+        return cls(*(s.fileno() for s in (process.stdin, process.stdout, process.stderr)), startup_deadline, process=process)
+
     def deadline(self):
         """When the pool gives up on this worker (its job's deadline, or its start-up deadline), if any."""
         return self.job.deadline if self.job else (None if self.ready else self.startup_deadline)
 
+    def dead(self):
+        """Whether the worker has ended (as far as the pool can tell without reading its pipes)."""
+        if self.process is not None:
+            return self.process.poll() is not None
+        if self.host_pid is not None:
+            return not _living(self.host_pid)
+        return not self.zygote.alive()
+
+    def pids(self):
+        """Host pids of the worker and everything below it."""
+        if self.host_pid is None or (self.process is None and not _living(self.host_pid)):
+            return []
+        return [self.host_pid, *descendants(self.host_pid)]
+
     def kill(self):
         """Kill the worker and every process below it, then release its pipes."""
-        kill_tree(self.process.pid, include_root=True)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        self.read_errors()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+        if self.process is not None:
+            kill_tree(self.process.pid, include_root=True)
             try:
-                stream.close()
-            except OSError:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
                 pass
+        elif self.host_pid is not None and _living(self.host_pid):
+            kill_tree(self.host_pid, include_root=True)  # the zygote reaps it
+        self.read_errors()
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        elif not self.closed:
+            for fd in (self.stdin, self.stdout, self.stderr):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.closed = True
 
     def read_errors(self):
         """Keep the end of what the worker wrote on stderr (for SandboxError messages)."""
+        while self.stderr_open and not self.closed:
+            try:
+                chunk = os.read(self.stderr, _READ)
+            except (BlockingIOError, ValueError, OSError):
+                return
+            if not chunk:
+                self.stderr_open = False
+            self.errors.add(chunk)
+
+
+def _living(pid):
+    """Whether host process `pid` exists, is not a zombie and is not already dying of a SIGKILL."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.split(b":", 1) for line in status if b":" in line)
+        if fields[b"State"].split()[0] in (b"Z", b"X"):
+            return False
+        pending = int(fields[b"SigPnd"].strip(), 16) | int(fields[b"ShdPnd"].strip(), 16)
+    except (OSError, KeyError, ValueError, IndexError):
+        return False
+    return not pending & (1 << (signal.SIGKILL - 1))
+
+
+def _host_pid(root, inner_pid):
+    """The host pid of the descendant of `root` that is `inner_pid` in its own (innermost) pid namespace."""
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"NSpid:"):
+                        if int(line.split()[-1]) == inner_pid:
+                            return pid
+                        break
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+class _Zygote:
+    """The one bubblewrap sandbox of a pool: pid 1 inside imports torch once and forks the workers."""
+
+    def __init__(self, process, control):
+        self.process = process
+        self.control = control
+        self.stderr = process.stderr.fileno()
+        os.set_blocking(self.stderr, False)
+        self.stderr_open = True
+        self.errors = Tail(8192)
+
+    def alive(self):
+        """Whether bwrap (and so the zygote) still runs."""
+        return self.process.poll() is None
+
+    def spawn(self, uid):
+        """Ask the zygote for a worker running jobs as `uid`; return the pool's ends (stdin, stdout, stderr)."""
+        (in_r, in_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
+        try:
+            socket.send_fds(self.control, [json.dumps({"uid": uid}).encode()], [in_r, out_w, err_w])
+        except BaseException:
+            for fd in (in_w, out_r, err_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
+        return in_w, out_r, err_r
+
+    def read_errors(self):
+        """Keep the end of what the zygote wrote on stderr."""
         while self.stderr_open:
             try:
                 chunk = os.read(self.stderr, _READ)
@@ -115,6 +223,17 @@ class _Worker:
             if not chunk:
                 self.stderr_open = False
             self.errors.add(chunk)
+
+    def kill(self):
+        """Kill the whole sandbox (bwrap, the zygote and all its workers) and release the pipes."""
+        kill_tree(self.process.pid, include_root=True)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.read_errors()
+        self.control.close()
+        self.process.stderr.close()
 
 
 class SandboxPool:
@@ -133,6 +252,8 @@ class SandboxPool:
         self._workdir = None
         self._code = None
         self._workers = []
+        self._zygote = None
+        self._uids = []
         self._start_failures = 0
         self._running = False
 
@@ -161,6 +282,8 @@ class SandboxPool:
         try:
             self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
             self._code = stage(os.path.join(self._workdir, "code"), self.probe_module)
+            if self._shared():
+                self._uids = [sandbox_uid(next(_spawned)) for _ in range(self.jobs)]
             self._workers = [self._spawn(slot) for slot in range(self.jobs)]
         except BaseException:
             self.close()
@@ -173,6 +296,9 @@ class SandboxPool:
             if worker is not None:
                 worker.kill()
         self._workers = []
+        if self._zygote is not None:
+            self._zygote.kill()
+            self._zygote = None
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -183,11 +309,56 @@ class SandboxPool:
         pids = []
         for worker in self._workers:
             if worker is not None:
-                pids += [worker.process.pid, *descendants(worker.process.pid)]
+                pids += worker.pids()
+        if self._zygote is not None and self._zygote.alive():
+            root = self._zygote.process.pid
+            pids += [pid for pid in [root, *descendants(root)] if pid not in pids]
         return pids
+
+    def _shared(self):
+        """Whether all workers are forked from one zygote in one bubblewrap sandbox (as root only)."""
+        return self.sandbox == BUBBLEWRAP and os.geteuid() == 0
+
+    def _start_zygote(self):
+        """Launch the pool's bubblewrap sandbox with the zygote as its pid 1 (it warms up in the background)."""
+        argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
+                "--limits", json.dumps(self.limits.to_json()), "--scratch", bwrap.SCRATCH, "--zygote"]
+        command = bwrap.command(argv, self._code, self.limits, extra_capabilities=("CAP_KILL", "CAP_SYS_ADMIN"))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            process = subprocess.Popen(
+                command, stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0,
+                env={"PATH": os.defpath}, cwd="/", close_fds=True, start_new_session=True,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return _Zygote(process, ours)
+
+    def _spawn_shared(self, slot):
+        """Have the zygote fork the worker of `slot` (restarting the sandbox if it is gone)."""
+        for attempt in range(2):
+            if self._zygote is not None and not self._zygote.alive():
+                self._zygote.kill()
+                self._zygote = None
+            if self._zygote is None:
+                self._zygote = self._start_zygote()
+            try:
+                pipes = self._zygote.spawn(self._uids[slot])
+            except OSError:
+                if attempt:
+                    raise
+                self._zygote.kill()
+                self._zygote = None
+                continue
+            return _Worker(*pipes, time.monotonic() + STARTUP_SECONDS, zygote=self._zygote)
 
     def _spawn(self, slot):
         """Launch the worker of `slot`, confined by bubblewrap or as a plain subprocess."""
+        if self._shared():
+            return self._spawn_shared(slot)
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
                 "--limits", json.dumps(self.limits.to_json())]
         if self.sandbox == BUBBLEWRAP:
@@ -204,7 +375,7 @@ class SandboxPool:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
             env=env, cwd=cwd, close_fds=True, start_new_session=True,
         )
-        return _Worker(process, time.monotonic() + STARTUP_SECONDS)
+        return _Worker.of_process(process, time.monotonic() + STARTUP_SECONDS)
 
     def run(self, items):
         """Grade each (submission id, source, case names); yield a RunResult for each as soon as it is done."""
@@ -218,7 +389,7 @@ class SandboxPool:
         try:
             while True:
                 for slot, worker in enumerate(self._workers):
-                    if worker is not None and worker.job is None and worker.process.poll() is not None:
+                    if worker is not None and worker.job is None and worker.dead():
                         self._retire(slot)  # died while idle (e.g. between batches): replace it, lose nothing
                         worker = None
                     if worker is None and not exhausted:
@@ -328,6 +499,11 @@ class SandboxPool:
         if not isinstance(message, dict):
             return False
         if message.get("ready") is True and not worker.ready:
+            if worker.process is None:
+                inner = message.get("pid")
+                worker.host_pid = _host_pid(worker.zygote.process.pid, inner) if isinstance(inner, int) else None
+                if worker.host_pid is None:
+                    return False
             worker.ready = True
             worker.startup_seconds = message.get("seconds")
             self._start_failures = 0
@@ -363,6 +539,10 @@ class SandboxPool:
         if not worker.ready:
             self._start_failures += 1
             if self._start_failures >= MAX_START_FAILURES:
+                errors = worker.errors.text()
+                if worker.zygote is not None:
+                    worker.zygote.read_errors()
+                    errors += worker.zygote.errors.text()
                 raise SandboxError(f"a sandbox worker failed to start {self._start_failures} times in a row; "
-                                   f"its stderr ended with:\n{worker.errors.text()}")
+                                   f"its stderr ended with:\n{errors}")
         return results

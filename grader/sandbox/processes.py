@@ -136,3 +136,87 @@ def reap_zombies():
             return
         if pid == 0:
             return
+
+
+def _owner(pid):
+    """The real uid of living (not zombie) process `pid`, or None."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = {}
+            for line in status:
+                key, _, value = line.partition(b":")
+                fields[key] = value.split()
+    except OSError:
+        return None
+    if fields.get(b"State", [b"Z"])[0] in (b"Z", b"X"):
+        return None
+    return int(fields[b"Uid"][0]) if b"Uid" in fields else None
+
+
+def processes_of(uid, exclude=()):
+    """Pids of living processes whose real uid is `uid` (visible in /proc), except `exclude`."""
+    return [pid for pid in process_table() if pid not in exclude and _owner(pid) == uid]
+
+
+def clear_uid(timeout=5.0):
+    """Kill every other process of our own uid (kill(-1) reaches exactly those) and wait until they are gone."""
+    me, uid = os.getpid(), os.getuid()
+    return _until_gone(kill_everything_else, lambda: processes_of(uid, (me, 1)), timeout)
+
+
+def kill_uid(uid, timeout=5.0, rounds=100):
+    """With CAP_KILL: freeze, then SIGKILL every process of `uid` (not ourselves); wait until they are gone."""
+    me = os.getpid()
+
+    def kill():
+        stopped = set()
+        for _ in range(rounds):
+            fresh = set(processes_of(uid, (me, 1))) - stopped
+            if not fresh:
+                break
+            _signal_all(fresh, signal.SIGSTOP)
+            stopped |= fresh
+        _signal_all(stopped, signal.SIGKILL)
+
+    return _until_gone(kill, lambda: processes_of(uid, (me, 1)), timeout)
+
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+CAP_KILL, CAP_SETGID, CAP_SETUID = 5, 6, 7
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def _check(returned):
+    """Raise OSError for a libc call that returned -1."""
+    if returned != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+
+
+def isolate_worker(tmp_bytes, scratch="/tmp"):
+    """As root with CAP_SYS_ADMIN: private network (no interface up), IPC and mount namespaces, with
+    fresh tmpfs on `scratch` and /dev/shm, so workers sharing one sandbox cannot reach each other."""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET))
+    _check(_libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
+    options = f"size={int(tmp_bytes)},mode=1777".encode()
+    for target in (scratch, "/dev/shm"):
+        if os.path.isdir(target):
+            _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options))
+
+
+def keep_capabilities(*capabilities):
+    """Reduce this process's effective and permitted capabilities to `capabilities` (none inheritable)."""
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    mask = 0
+    for capability in capabilities:
+        mask |= 1 << capability
+    data = (Data * 2)(Data(mask, mask, 0), Data(0, 0, 0))
+    _check(_libc.capset(ctypes.byref(Header(_CAPABILITY_VERSION_3, 0)), data))

@@ -14,9 +14,10 @@ import time
 
 from . import child, status
 from .capture import Tail
-from .processes import clear_descendants, clear_namespace, descendants, kill_group, set_subreaper
+from .processes import clear_descendants, clear_namespace, clear_uid, descendants, kill_group, set_subreaper
 from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
 
+SHARED = "shared"  # `namespaced` when the pid namespace holds other workers (each runner has its own uid)
 EXIT_REPORTED = 0
 EXIT_END_OF_INPUT = 3
 EXIT_PROTOCOL_ERROR = 4
@@ -126,7 +127,9 @@ def _drain(streams, watch):
 def _kill_leftovers(pid, namespaced):
     """Kill the child's process group and everything else it may have started; wait until all are gone."""
     kill_group(pid)
-    if namespaced:
+    if namespaced == SHARED:
+        clear_uid()  # a namespace shared with other workers: only our own uid's processes
+    elif namespaced:
         clear_namespace()
     else:
         clear_descendants()

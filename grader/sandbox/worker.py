@@ -1,5 +1,11 @@
 """The warm worker: import torch and the probe once, then fork one runner per job read from stdin.
 
+With --zygote (bubblewrap as root) the process is pid 1 of one sandbox shared by all the pool's
+workers: it imports torch once and forks each worker on request. A forked worker first takes its
+own network, IPC and mount namespaces (a fresh /tmp and /dev/shm), so concurrent submissions cannot
+reach each other, then stays root with only CAP_SETUID, CAP_SETGID and CAP_KILL and runs each
+runner under the worker's own unprivileged uid.
+
 Run as `python -m grader.sandbox.worker PROBE_MODULE --limits JSON --scratch DIR [...]`.
 It never reads a job itself (a fresh runner does), and it never has reference data.
 """
@@ -8,14 +14,17 @@ import gc
 import importlib
 import json
 import os
+import select
 import signal
+import socket
 import sys
 import time
 import traceback
 
 from . import privileges, runner, status
 from .limits import Limits
-from .processes import clear_descendants, clear_namespace, set_parent_death_signal, set_subreaper
+from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
+                        keep_capabilities, kill_uid, reap_zombies, set_parent_death_signal, set_subreaper)
 from .protocol import encode_line, write_all
 
 EXIT_BAD_SETUP = 2
@@ -31,6 +40,8 @@ def _arguments(argv):
     parser.add_argument("--pid-namespace", action="store_true", help="this worker is pid 1 of a private pid namespace")
     parser.add_argument("--uid", type=int, help="drop to this uid (and gid) before anything else")
     parser.add_argument("--parent-pid", type=int, help="exit at once if our parent is not this process")
+    parser.add_argument("--zygote", action="store_true",
+                        help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
     return parser.parse_args(argv)
 
 
@@ -76,27 +87,28 @@ def _prepare(arguments):
     return namespaced
 
 
-def main(argv=None):
-    """Start up, announce readiness on stdout, then serve jobs until stdin ends."""
-    started = time.monotonic()
-    arguments = _arguments(argv)
-    namespaced = _prepare(arguments)
-    limits = Limits.from_json(json.loads(arguments.limits))
-
+def _load(probe_name):
+    """Import torch, the probe and `execute`, warm torch up and freeze the heap; return (torch, probe, execute)."""
     import torch
 
     torch.set_num_threads(1)
     torch.set_num_interop_threads(1)
-    probe = importlib.import_module(arguments.probe)
+    probe = importlib.import_module(probe_name)
     from grader.checks.execute import execute
 
     _warm_up(torch)
     gc.collect()
     gc.freeze()
-    write_all(1, encode_line({
-        "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
-        "torch": torch.__version__, "seconds": round(time.monotonic() - started, 3),
-    }))
+    return torch, probe, execute
+
+
+def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None):
+    """Announce `ready` on stdout, then fork one runner per job until stdin ends; return the exit code.
+
+    With `uid` (a worker forked by the zygote, still root): each runner drops to `uid` before it
+    reads its job, and everything of `uid` is killed after each runner.
+    """
+    write_all(1, encode_line(ready))
     seq = 0
     while True:
         seq += 1
@@ -105,13 +117,18 @@ def main(argv=None):
         if pid == 0:
             code = EXIT_RUNNER_FAILED
             try:
-                code = runner.serve_one(seq, probe, execute, limits, arguments.scratch, namespaced)
+                if uid is not None:
+                    privileges.drop_to(uid, uid)
+                    set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
+                code = runner.serve_one(seq, probe, execute, limits, scratch, namespaced)
             except BaseException:  # noqa: BLE001 - reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
                 os._exit(code)
         exit_status = _wait_for(pid)
-        if namespaced:
+        if uid is not None:
+            kill_uid(uid)
+        elif namespaced:
             clear_namespace()
         else:
             clear_descendants()
@@ -125,6 +142,84 @@ def main(argv=None):
             }))
         if code == runner.EXIT_PROTOCOL_ERROR:
             return EXIT_BAD_SETUP
+
+
+def _forked_worker(request, fds, probe, execute, limits, scratch, torch_version, started):
+    """In a child of the zygote: take the pool's pipes as fds 0-2 and serve jobs as worker `request["uid"]`."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    isolate_worker(limits.tmp_bytes, scratch)
+    keep_capabilities(CAP_KILL, CAP_SETGID, CAP_SETUID)  # CAP_SYS_ADMIN was for the line above only
+    set_parent_death_signal(signal.SIGKILL)
+    set_subreaper()  # orphans of our runners come back to us (and are reaped at once)
+    uid = request["uid"]
+    if not isinstance(uid, int) or uid <= 0:
+        return EXIT_BAD_SETUP
+    kill_uid(uid)  # whatever a previous worker of this uid left behind
+    return _serve(probe, execute, limits, scratch, runner.SHARED, {
+        "ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
+        "torch": torch_version, "seconds": round(time.monotonic() - started, 3),
+    }, uid=uid)
+
+
+def _zygote(arguments, limits, started):
+    """pid 1 of the shared sandbox: import torch once, then fork a worker per request read from fd 0.
+
+    fd 0 is a SOCK_SEQPACKET socket; each request is one JSON message {"uid": N} carrying three
+    fds (the worker's stdin, stdout and stderr). The zygote exits when the pool closes the socket.
+    """
+    if os.getpid() != 1 or os.geteuid() != 0:
+        sys.exit("worker: --zygote needs to be pid 1 of a private pid namespace, as root")
+    torch, probe, execute = _load(arguments.probe)
+    control = socket.socket(fileno=0)
+    while True:
+        reap_zombies()
+        readable, _, _ = select.select([control], [], [], 0.2)
+        if not readable:
+            continue
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 4096, 3)
+        except InterruptedError:
+            continue
+        if not data:
+            return 0
+        try:
+            request = json.loads(data)
+        except ValueError:
+            request = None
+        if len(fds) != 3 or not isinstance(request, dict):
+            for fd in fds:
+                os.close(fd)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            code = EXIT_BAD_SETUP
+            try:
+                control.detach()
+                code = _forked_worker(request, fds, probe, execute, limits, arguments.scratch, torch.__version__, started)
+            except BaseException:  # noqa: BLE001
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+
+
+def main(argv=None):
+    """Start up, announce readiness on stdout, then serve jobs until stdin ends."""
+    started = time.monotonic()
+    arguments = _arguments(argv)
+    if arguments.zygote:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        return _zygote(arguments, Limits.from_json(json.loads(arguments.limits)), started)
+    namespaced = _prepare(arguments)
+    limits = Limits.from_json(json.loads(arguments.limits))
+    torch, probe, execute = _load(arguments.probe)
+    return _serve(probe, execute, limits, arguments.scratch, namespaced, {
+        "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
+        "torch": torch.__version__, "seconds": round(time.monotonic() - started, 3),
+    })
 
 
 if __name__ == "__main__":

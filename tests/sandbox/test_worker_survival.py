@@ -63,7 +63,7 @@ def test_the_worker_was_never_replaced(sequence):
     _, pool, worker_before = sequence
     processes = pool.processes()
     assert processes[0] == worker_before
-    assert len(processes) <= 3  # bwrap, the worker, its idle runner
+    assert len(processes) <= 4  # the worker, its idle runner, bwrap and the zygote (pid 1)
 
 
 def test_a_worker_killed_between_batches_is_replaced(bwrap_pool, solution_source, case_names):
