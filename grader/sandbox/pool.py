@@ -156,14 +156,22 @@ class _Worker:
             self.errors.add(chunk)
 
 
+_PF_EXITING = 0x4
+
+
 def _living(pid):
-    """Whether host process `pid` exists, is not a zombie and is not already dying of a SIGKILL."""
+    """Whether host process `pid` exists and is not dying: no zombie, no SIGKILL pending, not exiting.
+
+    (A worker with torch loaded takes milliseconds to exit after SIGKILL; a job sent meanwhile would be lost.)
+    """
     try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
         with open(f"/proc/{pid}/status", "rb") as status:
-            fields = dict(line.split(b":", 1) for line in status if b":" in line)
-        if fields[b"State"].split()[0] in (b"Z", b"X"):
+            lines = dict(line.split(b":", 1) for line in status if b":" in line)
+        if fields[0] in (b"Z", b"X") or int(fields[6]) & _PF_EXITING:
             return False
-        pending = int(fields[b"SigPnd"].strip(), 16) | int(fields[b"ShdPnd"].strip(), 16)
+        pending = int(lines[b"SigPnd"].strip(), 16) | int(lines[b"ShdPnd"].strip(), 16)
     except (OSError, KeyError, ValueError, IndexError):
         return False
     return not pending & (1 << (signal.SIGKILL - 1))

@@ -17,6 +17,7 @@ def sequence(serial_pool, solution_source, case_names):
         ("signal_worker", s.prelude(s.SIGNAL_WORKER, solution_source)),
         ("patcher", s.PATCHER), ("pristine", s.prelude(s.PRISTINE_CHECK, solution_source)),
     ]
+    run_batch(serial_pool, [("warm_up", solution_source, case_names)])  # a forked worker's host pid is known once ready
     worker_before = serial_pool.processes()[0]
     results = run_batch(serial_pool, [(name, source, case_names) for name, source in order])
     return results, serial_pool, worker_before
