@@ -6,7 +6,7 @@
 
 Process tree under bubblewrap as root: pool -> bwrap -> zygote (pid 1 of the pool's one sandbox,
 imports torch once) -> one forked worker per slot (its own network, IPC and mount namespaces with a
-private /tmp and /dev/shm; root with only CAP_SETUID/CAP_SETGID/CAP_KILL) -> one throwaway runner per
+private scratch dir (/scratch = TMPDIR) and /dev/shm; root with only CAP_SETUID/CAP_SETGID/CAP_KILL) -> one throwaway runner per
 job, under the worker's own unprivileged uid (so kill(-1) or a fork bomb reaches that worker's jobs
 only) -> the child that runs `grader.checks.execute.execute` on the student's source. Without root,
 each worker has a bubblewrap sandbox of its own (pid 1 of it, as its own unprivileged uid); without

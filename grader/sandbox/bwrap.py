@@ -2,7 +2,7 @@
 
 Inside: read-only /usr (+ the /lib*, /bin symlinks), the Python installation(s) and nothing else
 of the host file system; the staged worker code at CODE_MOUNT; a private /proc, /dev and a small
-tmpfs /tmp; fresh pid, network (loopback only), IPC and UTS namespaces. Run as root, bubblewrap
+tmpfs /scratch (TMPDIR; /tmp links to it); fresh pid, network, IPC and UTS namespaces. Run as root, bubblewrap
 keeps only CAP_SETUID/CAP_SETGID so the worker can switch to an unprivileged uid before importing
 anything; run as another user, a user namespace keeps that (non-root) uid.
 """
@@ -18,7 +18,9 @@ from .limits import Limits
 from .staging import REPO_ROOT, environment
 
 CODE_MOUNT = "/grader-code"
-SCRATCH = "/tmp"
+# The private writable directory (TMPDIR and HOME). Not /tmp itself: the interpreter or the venv may live
+# under /tmp (a CI clone), and a tmpfs there would hide them; /tmp is a link to it when nothing lives there.
+SCRATCH = "/scratch"
 _SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 
@@ -104,6 +106,8 @@ def command(program, code_dir, limits=Limits(), extra_capabilities=()):
     arguments += ["--proc", "/proc", "--dev", "/dev",
                   "--perms", "1777", "--size", str(int(limits.tmp_bytes)), "--tmpfs", SCRATCH,
                   "--chdir", "/", "--clearenv"]
+    if not any(_inside(tree, "/tmp") for tree in trees):
+        arguments += ["--symlink", SCRATCH, "/tmp"]
     for name, value in environment(CODE_MOUNT, SCRATCH).items():
         arguments += ["--setenv", name, value]
     return [*arguments, "--", *program]

@@ -26,7 +26,7 @@ class Limits:
     output_bytes: how much of the end of stdout and of stderr is kept and returned.
     result_bytes: largest JSON result the child may send back; more is "output_limit".
     open_files: RLIMIT_NOFILE of the child.
-    tmp_bytes: size of the sandbox's private /tmp (bubblewrap only; a tmpfs lives in RAM).
+    tmp_bytes: size of the sandbox's private scratch dir /scratch = TMPDIR (bubblewrap only; a tmpfs lives in RAM).
     """
 
     wall_seconds: float = 20.0

@@ -196,7 +196,7 @@ def _check(returned):
         raise OSError(error, os.strerror(error))
 
 
-def isolate_worker(tmp_bytes, scratch="/tmp"):
+def isolate_worker(tmp_bytes, scratch):
     """As root with CAP_SYS_ADMIN: private network (no interface up), IPC and mount namespaces, with
     fresh tmpfs on `scratch` and /dev/shm, so workers sharing one sandbox cannot reach each other."""
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET))

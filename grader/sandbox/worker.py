@@ -2,7 +2,7 @@
 
 With --zygote (bubblewrap as root) the process is pid 1 of one sandbox shared by all the pool's
 workers: it imports torch once and forks each worker on request. A forked worker first takes its
-own network, IPC and mount namespaces (a fresh /tmp and /dev/shm), so concurrent submissions cannot
+own network, IPC and mount namespaces (a fresh /scratch = TMPDIR and /dev/shm), so concurrent submissions cannot
 reach each other, then stays root with only CAP_SETUID, CAP_SETGID and CAP_KILL and runs each
 runner under the worker's own unprivileged uid.
 
