@@ -16,7 +16,7 @@ from . import bwrap, status
 from .capture import Tail
 from .limits import Limits
 from .privileges import sandbox_uid
-from .processes import descendants, kill_tree
+from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
 from .staging import environment, stage
 
@@ -321,7 +321,7 @@ class SandboxPool:
         if self._zygote is not None and self._zygote.alive():
             root = self._zygote.process.pid
             pids += [pid for pid in [root, *descendants(root)] if pid not in pids]
-        return pids
+        return [pid for pid in pids if not is_zombie(pid)]  # an exited worker the zygote has yet to reap
 
     def _shared(self):
         """Whether all workers are forked from one zygote in one bubblewrap sandbox (as root only)."""

@@ -48,6 +48,15 @@ def process_table():
     return table
 
 
+def is_zombie(pid):
+    """Whether `pid` has exited and only waits to be reaped (or is gone altogether)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True
+
+
 def descendants(root):
     """Pids of every living descendant of `root` (not `root` itself)."""
     children = {}
