@@ -1,0 +1,122 @@
+"""Probe-side support for chapters whose students write `nn.Module` classes.
+
+Sandbox side: builds the student's class under a fixed seed, describes its structure (parameter and
+buffer names, shapes, aliasing, modules hidden in plain containers), loads seeded weights, runs
+eval or seeded train-mode forwards, records attributes and gradients — all as plain data. The
+weights are drawn per state_dict name from a seed (`seeded_weights`), so the solution and a student
+whose names match get the same numbers, and the judge can draw them again; nothing crosses in.
+"""
+import zlib
+
+import torch
+
+from .tensors import describe_exception, encode
+
+MAX_NAMES = 64
+MISSING = {"kind": "missing"}
+
+
+def build(namespace, class_name, args=(), kwargs=None, seed=0):
+    """(module, None) built as `class_name(*args, **kwargs)` after `torch.manual_seed(seed)`, or (None, trace)."""
+    cls = getattr(namespace, class_name, None)
+    if not callable(cls):
+        return None, {"error": {"type": "MissingFunction", "message": class_name}}
+    torch.manual_seed(seed)
+    try:
+        module = cls(*args, **(kwargs or {}))
+    except BaseException as error:  # noqa: BLE001 - a student's SystemExit is a failed build too
+        return None, {"error": describe_exception(error)}
+    if not isinstance(module, torch.nn.Module):
+        return None, {"error": {"type": "NotAModule", "message": type(module).__name__}}
+    return module, None
+
+
+def structure(module):
+    """Names, shapes and sharing of a module's parameters and buffers, and modules it holds unregistered."""
+    state = module.state_dict(keep_vars=True)
+    return {
+        "type": type(module).__name__,
+        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_NAMES]],
+        "parameters": [[name, [int(n) for n in p.shape], bool(p.requires_grad)]
+                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_NAMES]],
+        "buffers": [[name, [int(n) for n in b.shape]]
+                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_NAMES]],
+        "shared": shared_names(state),
+        "unregistered": unregistered_modules(module),
+        "parameter_count": int(sum(p.numel() for p in module.parameters())),
+        "dropout": [[name, float(sub.p)] for name, sub in module.named_modules()
+                    if isinstance(sub, torch.nn.Dropout)][:MAX_NAMES],
+    }
+
+
+def shared_names(state):
+    """Groups of state_dict names that are the same tensor storage (e.g. `[nn.Linear(...)] * 4`)."""
+    groups = {}
+    for name, value in state.items():
+        if isinstance(value, torch.Tensor) and value.numel():
+            groups.setdefault((value.untyped_storage().data_ptr(), value.storage_offset()), []).append(name)
+    return [names for names in groups.values() if len(names) > 1][:MAX_NAMES]
+
+
+def unregistered_modules(module):
+    """Attributes (of the module or its submodules) that hold modules in a plain list, tuple or dict."""
+    found = []
+    for prefix, sub in module.named_modules():
+        for attribute, value in vars(sub).items():
+            if attribute.startswith("_") or not isinstance(value, (list, tuple, dict)):
+                continue
+            items = value.values() if isinstance(value, dict) else value
+            kinds = [type(item).__name__ for item in items if isinstance(item, torch.nn.Module)]
+            if kinds:
+                name = f"{prefix}.{attribute}" if prefix else attribute
+                found.append({"name": name, "container": type(value).__name__, "modules": kinds[:16]})
+    return found[:MAX_NAMES]
+
+
+def seeded_weights(shapes, seed):
+    """{name: tensor} drawn for each (name, shape), uniform in ±1/√(last dim), from `seed` and the name alone."""
+    weights = {}
+    for name, shape in shapes:
+        generator = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
+        bound = 1.0 / max(1, shape[-1] if shape else 1) ** 0.5
+        weights[name] = (torch.rand(*shape, generator=generator) * 2 - 1) * bound
+    return weights
+
+
+def load_seeded(module, seed):
+    """Load weights drawn by `seeded_weights` for the module's own state_dict names, strictly; plain data."""
+    shapes = [(name, list(value.shape)) for name, value in module.state_dict().items()]
+    try:
+        result = module.load_state_dict(seeded_weights(shapes, seed), strict=True)
+    except BaseException as error:  # noqa: BLE001 - a student's own load_state_dict may fail
+        return {"error": describe_exception(error)}
+    return {"missing": list(result.missing_keys), "unexpected": list(result.unexpected_keys)}
+
+
+def forward(module, inputs, train=False, seed=0, kwargs=None):
+    """Call `module(*inputs)` in eval (or seeded train) mode; the result as plain data, or an error."""
+    module.train(train)
+    try:
+        if train:
+            torch.manual_seed(seed)  # right before the call: the student's dropout draws from here
+        return module(*inputs, **(kwargs or {})), None
+    except BaseException as error:  # noqa: BLE001
+        return None, {"error": describe_exception(error)}
+
+
+def attributes(module, names):
+    """{name: encoded attribute} for attributes a later chapter reads (e.g. `attn`); missing ones marked."""
+    return {name: encode(getattr(module, name)) if hasattr(module, name) else MISSING for name in names}
+
+
+def gradients(module, output, inputs=(), seed=99):
+    """Backpropagate a fixed random weighting of `output`; each parameter's gradient by name, and the inputs'."""
+    try:
+        weighting = torch.randn(output.shape, generator=torch.Generator().manual_seed(seed))
+        (output * weighting).sum().backward()
+    except BaseException as error:  # noqa: BLE001
+        return {"error": describe_exception(error)}
+    return {
+        "parameters": {name: encode(p.grad) for name, p in list(module.named_parameters())[:MAX_NAMES]},
+        "inputs": [encode(t.grad) for t in inputs],
+    }
