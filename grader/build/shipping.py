@@ -10,7 +10,7 @@ from .regions import remove_hidden
 PACKAGE = "selfcheck"
 # Modules every chapter ships; the chapter adds its own chNN_probe.py and chNN_judge.py.
 COMMON = ("__init__.py", "__main__.py", "compare.py", "execute.py", "framework.py", "friendly.py",
-          "loading.py", "references.py", "results.py", "runner.py", "tensors.py")
+          "loading.py", "module_judge.py", "modules.py", "references.py", "results.py", "runner.py", "tensors.py")
 
 
 def files(chapter, reference_document):

@@ -1,0 +1,354 @@
+"""Chapter 03 checks: `clones` and `MultiHeadedAttention`.
+
+Judge side. Each check reads the probe's traces and the references generated from the solution.
+A module's structure is compared with the solution's (`module_judge`); a forward's output with the
+reference's. A failed forward names the most likely bug by running known wrong multi-head
+attentions ("bug models") with the same seeded weights, inputs and RNG seed as the probe, and
+matching the student's numbers or exception.
+"""
+import math
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+from . import ch03_probe as probe
+from . import modules
+from .compare import close, decode
+from .framework import Check, Finding, Verdict
+from .module_judge import load_problem, parameter_count_problem, structure_problem
+
+CHAPTER_ID = "03_multihead"
+PICTURE = ("self_attn", None, None)  # no heatmap for this chapter yet (a result is not an (output, p_attn) pair)
+
+CASE_TEXT = {
+    "clones": "clones(nn.Linear(3, 2), 4)",
+    "module": "MultiHeadedAttention(4, 32)의 구조",
+    "self_attn": "self-attention 입력 (2, 6, 32), h=4",
+    "cross": "cross-attention 입력 (query 4개, key 6개, key ≠ value), h=2",
+    "padding": "padding mask (3, 1, 5) 입력, batch 3, h=2",
+    "dropout_train": "train 모드 dropout=0.5 입력 (torch.manual_seed로 고정)",
+    ### BEGIN HIDDEN TESTS
+    "hidden_causal": "숨겨진 입력 (다른 h와 d_model, causal mask)",
+    "hidden_cross_mask": "숨겨진 입력 (cross-attention, padding mask, batch = head 수)",
+    "hidden_dropout": "숨겨진 train 모드 dropout 입력",
+    "hidden_gradients": "숨겨진 기울기 입력",
+    ### END HIDDEN TESTS
+}
+
+BUGS = {
+    "stub": "아직 작성하지 않은 부분이 있습니다(NotImplementedError). transformer.py의 TODO(03)를 채우세요.",
+    "missing": "함수나 클래스를 찾을 수 없습니다. 이름(clones, MultiHeadedAttention)과 들여쓰기를 확인하세요.",
+    "not_module": "MultiHeadedAttention이 nn.Module을 상속하지 않습니다. class MultiHeadedAttention(nn.Module):로 "
+    "정의하고 __init__에서 super().__init__()을 부르세요.",
+    "clones_shared": "clones의 복사본들이 같은 가중치를 함께 씁니다. [module] * N이나 copy.copy(얕은 복사)는 같은 parameter를 "
+    "N번 담습니다. copy.deepcopy(module)로 N개를 따로 만들어 nn.ModuleList로 묶으세요.",
+    "clones_list": "clones가 nn.ModuleList가 아닌 list를 돌려줍니다. 그냥 list에 담긴 층은 모듈에 등록되지 않아 "
+    "parameters()와 state_dict()에 나오지 않고 학습되지 않습니다. nn.ModuleList([...])로 감싸 돌려주세요.",
+    "clones_container": "clones는 nn.ModuleList를 돌려줘야 합니다.",
+    "clones_length": "clones(module, N)은 정확히 N개의 복사본을 돌려줘야 합니다.",
+    "clones_fresh": "복사본의 처음 값이 원본 module과 다릅니다. 새 층을 만들지 말고 넘겨받은 module을 copy.deepcopy로 복사하세요.",
+    "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
+    "no_split_transpose": "head를 나눌 때 view(batch, -1, h, d_k) 다음 transpose(1, 2)를 빠뜨렸습니다. 그러면 attention이 "
+    "토큰 축이 아니라 head 축을 따라 섞습니다. (batch, h, 길이, d_k)가 되도록 transpose(1, 2)를 하세요.",
+    "no_merge_transpose": "head를 이어 붙이기 전에 transpose(1, 2)로 (batch, 길이, h, d_k)로 되돌리지 않았습니다. "
+    "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k) 순서로 쓰세요.",
+    "no_contiguous": "transpose한 텐서에 바로 view를 불러 RuntimeError가 났습니다. transpose는 메모리 배치를 바꾸지 않고 "
+    "보는 순서만 바꾸므로 view 전에 .contiguous()로 메모리를 다시 정렬해야 합니다: "
+    "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k).",
+    "no_unsqueeze": "mask에 head 축을 끼우지 않았습니다. (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
+    "그대로 쓰면 batch 축이 head 축에 맞춰져 문장마다의 padding이 엉뚱한 head에 걸립니다(batch ≠ h면 오류). "
+    "forward 맨 앞에서 mask = mask.unsqueeze(1)을 하세요.",
+    "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. return self.linears[-1](x)로 "
+    "출력 투영을 거쳐 돌려주세요.",
+    "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
+    "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "
+    "self.dropout을 attention에 넘기세요.",
+    "attn_not_stored": "forward가 어텐션 가중치를 self.attn에 저장하지 않았습니다. x, self.attn = attention(…)처럼 저장하세요. "
+    "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
+    "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
+    "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
+    "shared_weights": "여러 층이 같은 가중치를 씁니다 (clones가 복사하지 않았습니다).",
+    "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
+    "확인하세요.",
+}
+
+SHARED_HINT = BUGS["clones_shared"]
+LIST_HINT = BUGS["clones_list"]
+
+# ----------------------------------------------------------------------------- bug models
+
+MODELS = ("correct", "no_split_transpose", "no_merge_transpose", "no_contiguous", "no_unsqueeze",
+          "no_output_projection", "dk_is_d_model", "dropout_not_passed", "key_as_value")
+
+
+def _attention(query, key, value, mask, dropout):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p_attn = scores.softmax(dim=-1)
+    if dropout is not None:
+        p_attn = dropout(p_attn)
+    return torch.matmul(p_attn, value), p_attn
+
+
+def multi_head(case, inputs, weights, bug="correct"):
+    """Multi-head attention as the solution computes it, or with one known mistake: (output, p_attn)."""
+    query, key, value, mask = inputs
+    h = case.h
+    d_k = case.d_model if bug == "dk_is_d_model" else case.d_model // h
+    n = query.size(0)
+    if mask is not None and bug != "no_unsqueeze":
+        mask = mask.unsqueeze(1)
+    sources = (query, key, key if bug == "key_as_value" else value)
+    heads = []
+    for index, x in enumerate(sources):
+        y = F.linear(x, weights[f"linears.{index}.weight"], weights[f"linears.{index}.bias"]).view(n, -1, h, d_k)
+        heads.append(y if bug == "no_split_transpose" else y.transpose(1, 2))
+    rate = 0.1 if case.dropout is None else case.dropout
+    dropout = None if bug == "dropout_not_passed" else torch.nn.Dropout(rate).train(case.train)
+    x, p_attn = _attention(*heads, mask, dropout)
+    if bug == "no_merge_transpose":
+        x = x.contiguous().view(n, -1, h * d_k)
+    elif bug == "no_contiguous":
+        x = x.transpose(1, 2).view(n, -1, h * d_k)
+    else:
+        x = x.transpose(1, 2).contiguous().view(n, -1, h * d_k)
+    if bug != "no_output_projection":
+        x = F.linear(x, weights["linears.3.weight"], weights["linears.3.bias"])
+    return x, p_attn
+
+
+def reference_weights(evidence, case):
+    """The seeded weights the probe loaded, drawn again for the solution's state_dict names."""
+    names = evidence.reference(case)["structure"]["state_dict"]
+    return modules.seeded_weights(names, probe.CASES[case].seed)
+
+
+def model_results(evidence, case):
+    """{bug: (output, p_attn) or exception} of every bug model on `case` (cached on the evidence)."""
+    cache = evidence.__dict__.setdefault("_ch03_models", {})
+    if case not in cache:
+        spec, inputs, weights = probe.CASES[case], evidence.inputs(case), reference_weights(evidence, case)
+        cache[case] = {bug: _run_model(spec, inputs, weights, bug) for bug in MODELS}
+    return cache[case]
+
+
+def _run_model(spec, inputs, weights, bug):
+    with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
+        warnings.simplefilter("ignore")
+        torch.manual_seed(spec.seed)
+        try:
+            return multi_head(spec, inputs, weights, bug)
+        except Exception as error:  # noqa: BLE001 - a bug model may fail the way the student's code did
+            return error
+
+
+def _same(actual, expected):
+    expected = expected.detach().to(torch.float64)
+    return actual.shape == expected.shape and bool(torch.allclose(actual, expected, rtol=1e-4, atol=1e-5))
+
+
+def matching_bug(evidence, case, output=None, error=None):
+    """The first bug whose model reproduces the student's output (or exception), else None."""
+    for bug, produced in model_results(evidence, case).items():
+        if bug == "correct":
+            continue
+        if error is not None:
+            if isinstance(produced, Exception) and type(produced).__name__ == error["type"] \
+                    and str(produced).strip().splitlines()[0][:300] == error["message"]:
+                return bug
+        elif not isinstance(produced, Exception) and _same(output, produced[0]):
+            return bug
+    return None
+
+
+# ----------------------------------------------------------------------------- reading a trace
+
+def _visible(case):
+    return probe.CASES[case].visible
+
+
+def _about(case, message):
+    return f"{CASE_TEXT.get(case, case)}: {message}"
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    kind, message = error["type"], error["message"]
+    if kind == "NotImplementedError":
+        return BUGS["stub"]
+    if kind == "MissingFunction":
+        return BUGS["missing"] + f" (찾지 못한 이름: {message})"
+    if kind == "NotAModule":
+        return BUGS["not_module"]
+    if "view size is not compatible" in message:
+        return BUGS["no_contiguous"]
+    if probe.CASES[case].kind == "forward":
+        bug = matching_bug(evidence, case, error=error)
+        if bug:
+            return BUGS[bug]
+    detail = f"{kind}: {message}" if _visible(case) and message else kind
+    return f"실행 중 오류가 났습니다 ({detail})."
+
+
+def read_module(evidence, case):
+    """The student's module trace on `case` with a reference-like structure, or raise Finding."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    expected = evidence.reference(case)["structure"]
+    problem = structure_problem(expected, trace["structure"], _visible(case), SHARED_HINT, LIST_HINT)
+    if problem:
+        raise Finding(problem)
+    return trace
+
+
+def read_output(evidence, case):
+    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
+    trace = read_module(evidence, case)
+    problem = load_problem(trace.get("load"))
+    if problem:
+        raise Finding(problem)
+    if "error" in trace:
+        raise Finding(error_diagnosis(evidence, case, trace["error"]))
+    result = trace["result"]
+    if result["kind"] != "tensor":
+        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
+    return decode(result)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    bug = matching_bug(evidence, case, output=output)
+    if bug:
+        return BUGS[bug]
+    if output.shape != expected.shape:
+        if _visible(case):
+            return f"출력 모양이 {tuple(output.shape)}입니다. 입력 query와 같은 {tuple(expected.shape)}이어야 합니다."
+        return "출력 모양이 입력 query의 모양 (batch, query 길이, d_model)과 다릅니다."
+    return "출력 값이 기준과 다릅니다. 투영 → head 나누기 → attention → head 잇기 → 출력 투영 순서를 확인하세요."
+
+
+# ----------------------------------------------------------------------------- checks
+
+def clones_deep_copies(evidence):
+    """clones(module, N) returns an nn.ModuleList of N deep copies: equal at first, sharing nothing."""
+    case = "clones"
+    trace = evidence.trace(case)
+    if "error" in trace:
+        return Verdict.fail(_about(case, error_diagnosis(evidence, case, trace["error"])))
+    if not trace.get("is_module"):
+        found = trace.get("type", "?")
+        return Verdict.fail(_about(case, BUGS["clones_list"] if found in ("list", "tuple")
+                                   else BUGS["clones_container"] + f" (돌려준 값: {found})"))
+    if trace["length"] != 4:
+        return Verdict.fail(_about(case, BUGS["clones_length"] + f" (N=4인데 {trace['length']}개)"))
+    copies = trace["copies"]
+    if trace["shared_between_copies"] or any(c["is_original"] or c["shares_with_original"] for c in copies):
+        return Verdict.fail(_about(case, BUGS["clones_shared"]))
+    if not all(c["same_values"] for c in copies):
+        return Verdict.fail(_about(case, BUGS["clones_fresh"]))
+    if trace["type"] != "ModuleList":
+        return Verdict(0.5, _about(case, BUGS["clones_container"] + f" (돌려준 값: {trace['type']})"))
+    return Verdict.ok()
+
+
+def module_structure(evidence):
+    """MultiHeadedAttention(4, 32): linears.0–3 weight/bias, 4(d²+d) parameters, nothing shared, dropout 0.1."""
+    case = "module"
+    try:
+        trace = read_module(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    expected = evidence.reference(case)["structure"]
+    problem = parameter_count_problem(expected, trace["structure"])
+    if not problem and sorted(p for _, p in trace["structure"]["dropout"]) != sorted(p for _, p in expected["dropout"]):
+        problem = BUGS["dropout_rate"]
+    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+
+def same_output(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+
+    def verdict(evidence):
+        try:
+            output = read_output(evidence, case)
+        except Finding as finding:
+            return Verdict.fail(_about(case, finding.message))
+        problem = output_problem(evidence, case, output)
+        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+    return verdict
+
+
+def stores_attn(evidence):
+    """After a forward, `self.attn` holds the attention weights (batch, h, query length, key length)."""
+    case = "self_attn"
+    try:
+        read_output(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    stored = evidence.trace(case)["attributes"]["attn"]
+    expected = evidence.reference(case)["attributes"]["attn"]
+    if stored.get("kind") != "tensor":
+        return Verdict.fail(_about(case, BUGS["attn_not_stored"]))
+    attn = decode(stored)
+    if close(attn, decode(expected)):
+        return Verdict.ok()
+    bug = matching_bug(evidence, case, output=decode(evidence.trace(case)["result"]))
+    if bug:
+        return Verdict.fail(_about(case, BUGS[bug]))
+    if list(attn.shape) != expected["shape"]:
+        return Verdict.fail(_about(case, f"self.attn의 모양이 {tuple(attn.shape)}입니다. (batch, h, query 길이, key 길이) = "
+                                         f"{tuple(expected['shape'])}이어야 합니다."))
+    return Verdict.fail(_about(case, "self.attn의 값이 기준과 다릅니다. attention이 돌려준 가중치를 그대로 저장하세요."))
+
+
+CHECKS = [
+    Check("clones_deep_copies", 10, "clones는 깊은 복사 N개를 nn.ModuleList로", True, ("clones",), clones_deep_copies),
+    Check("module_structure", 10, "linears.0–3의 이름과 모양, 4(d²+d)개 parameter", True, ("module",), module_structure),
+    Check("self_attention", 15, "self-attention (2, 6, 32) → (2, 6, 32)", True, ("self_attn",), same_output("self_attn")),
+    Check("stores_attn", 5, "self.attn에 (batch, h, 길이, 길이) 가중치 저장", True, ("self_attn",), stores_attn),
+    Check("cross_attention", 10, "query 길이 ≠ key 길이, key ≠ value", True, ("cross",), same_output("cross")),
+    Check("padding_mask", 10, "문장마다 다른 padding mask (head 축에 broadcast)", True, ("padding",),
+          same_output("padding")),
+    Check("dropout_train", 10, "train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)", True,
+          ("dropout_train",), same_output("dropout_train")),
+]
+
+### BEGIN HIDDEN TESTS
+
+
+def gradients(evidence):
+    """Every parameter's gradient (and the inputs') equals the reference's after a fixed backward pass."""
+    case = "hidden_gradients"
+    try:
+        output = read_output(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    problem = output_problem(evidence, case, output)
+    if problem:
+        return Verdict.fail(_about(case, problem))
+    found = evidence.trace(case).get("gradients", {})
+    expected = evidence.reference(case)["gradients"]
+    if "error" in found:
+        return Verdict.fail(_about(case, BUGS["gradients"]))
+    for name, grad in expected["parameters"].items():
+        given = found.get("parameters", {}).get(name, {"kind": "none"})
+        if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):
+            return Verdict.fail(_about(case, BUGS["gradients"]))
+    return Verdict.ok()
+
+
+CHECKS += [
+    Check("hidden_causal", 8, "다른 크기와 causal mask", False, ("hidden_causal",), same_output("hidden_causal")),
+    Check("hidden_cross_mask", 8, "cross-attention과 padding mask (batch = head 수)", False, ("hidden_cross_mask",),
+          same_output("hidden_cross_mask")),
+    Check("hidden_dropout", 7, "다른 입력의 train 모드 dropout", False, ("hidden_dropout",), same_output("hidden_dropout")),
+    Check("hidden_gradients", 7, "parameter 기울기", False, ("hidden_gradients",), gradients),
+]
+### END HIDDEN TESTS
