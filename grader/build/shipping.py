@@ -10,14 +10,17 @@ from .regions import remove_hidden
 PACKAGE = "selfcheck"
 # Modules every chapter ships; the chapter adds its own chNN_probe.py and chNN_judge.py.
 COMMON = ("__init__.py", "__main__.py", "compare.py", "execute.py", "framework.py", "friendly.py",
-          "loading.py", "module_judge.py", "modules.py", "references.py", "results.py", "runner.py", "tensors.py")
+          "loading.py", "references.py", "results.py", "runner.py", "tensors.py")
+# Shipped only to chapters whose probe or judge imports them (nn.Module chapters, 03 onward).
+MODULE_HELPERS = ("module_judge.py", "modules.py")
 
 
 def files(chapter, reference_document):
     """{relative path: bytes} of the `selfcheck/` package for `chapter`, hidden regions removed."""
     number = chapter.number
     out = {}
-    for name in COMMON + (f"ch{number}_probe.py", f"ch{number}_judge.py"):
+    own = (f"ch{number}_probe.py", f"ch{number}_judge.py")
+    for name in COMMON + _helpers_used(own) + own:
         source = paths.CHECKS / name
         text = remove_hidden(source.read_text(encoding="utf-8"))
         out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
@@ -25,6 +28,12 @@ def files(chapter, reference_document):
     public = references.visible_only(reference_document, probe)
     out[f"{PACKAGE}/reference.json"] = dump_json(public)
     return out
+
+
+def _helpers_used(own):
+    """The module helpers that the chapter's own checks files import."""
+    text = "".join((paths.CHECKS / name).read_text(encoding="utf-8") for name in own)
+    return tuple(name for name in MODULE_HELPERS if name[:-3] in text)
 
 
 def dump_json(document):

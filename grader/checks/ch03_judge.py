@@ -99,7 +99,7 @@ def multi_head(case, inputs, weights, bug="correct"):
     d_k = case.d_model if bug == "dk_is_d_model" else case.d_model // h
     n = query.size(0)
     if mask is not None and bug != "no_unsqueeze":
-        mask = mask.unsqueeze(1)
+        mask = mask[:, None]
     sources = (query, key, key if bug == "key_as_value" else value)
     heads = []
     for index, x in enumerate(sources):

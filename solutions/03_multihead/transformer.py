@@ -62,8 +62,7 @@ class MultiHeadedAttention(nn.Module):
         #              마지막 linears[-1]로 투영해 돌려주세요.
         ### BEGIN SOLUTION
         if mask is not None:
-            # Same mask applied to all h heads.
-            mask = mask.unsqueeze(1)
+            mask = mask.unsqueeze(1)  # Same mask applied to all h heads.
         nbatches = query.size(0)
 
         # 1) Do all the linear projections in batch from d_model => h x d_k
