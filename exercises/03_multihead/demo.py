@@ -29,7 +29,7 @@ print()
 
 print("3) parameter 수 = 4 × (d_model² + d_model)")
 count = sum(p.numel() for p in mha.parameters())
-print("   parameters() 합:", count, " 공식:", 4 * (d_model * d_model + d_model))
+print(f"   parameters() 합: {count}  공식: 4 × ({d_model * d_model} + {d_model}) = {4 * (d_model * d_model + d_model)}")
 for name, p in mha.named_parameters():
     print(f"   {name:18s} {tuple(p.shape)}")
 print()
