@@ -120,3 +120,27 @@ def gradients(module, output, inputs=(), seed=99):
         "parameters": {name: encode(p.grad) for name, p in list(module.named_parameters())[:MAX_NAMES]},
         "inputs": [encode(t.grad) for t in inputs],
     }
+
+
+def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=False, call_kwargs=None,
+           attribute_names=(), with_gradients=False):
+    """One module case as plain data: the fresh module's structure; with `inputs`, also the seeded weights'
+    loading, the forward's result, the attributes after it and, if asked, the gradients."""
+    module, failed = build(namespace, class_name, args, kwargs, seed)
+    if failed:
+        return failed
+    trace = {"structure": structure(module)}
+    if inputs is None:
+        trace["attributes"] = attributes(module, attribute_names)
+        return trace
+    trace["load"] = load_seeded(module, seed)
+    if with_gradients:
+        inputs = tuple(t.clone().requires_grad_(True) for t in inputs)
+    output, failed = forward(module, inputs, train, seed, call_kwargs)
+    if failed:
+        return {**trace, **failed}
+    trace["result"] = encode(output)
+    trace["attributes"] = attributes(module, attribute_names)
+    if with_gradients and isinstance(output, torch.Tensor):
+        trace["gradients"] = gradients(module, output, inputs)
+    return trace

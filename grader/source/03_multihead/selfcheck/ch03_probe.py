@@ -95,25 +95,12 @@ def run_case(namespace, name):
     case = CASES[name]
     if case.kind == "clones":
         return run_clones(namespace, case)
-    module, failed = modules.build(namespace, CLASS, (case.h, case.d_model), constructor_kwargs(case), case.seed)
-    if failed:
-        return failed
-    trace = {"structure": modules.structure(module)}
+    args = (case.h, case.d_model)
     if case.kind == "module":
-        trace["attributes"] = modules.attributes(module, ATTRIBUTES)
-        return trace
-    trace["load"] = modules.load_seeded(module, case.seed)
+        return modules.record(namespace, CLASS, args, constructor_kwargs(case), case.seed, attribute_names=ATTRIBUTES)
     query, key, value, mask = make_inputs(name)
-    if case.gradients:
-        query, key, value = (t.clone().requires_grad_(True) for t in (query, key, value))
-    output, failed = modules.forward(module, (query, key, value), case.train, case.seed, {"mask": mask})
-    if failed:
-        return {**trace, **failed}
-    trace["result"] = encode(output)
-    trace["attributes"] = modules.attributes(module, ATTRIBUTES)
-    if case.gradients and isinstance(output, torch.Tensor):
-        trace["gradients"] = modules.gradients(module, output, (query, key, value))
-    return trace
+    return modules.record(namespace, CLASS, args, constructor_kwargs(case), case.seed, (query, key, value),
+                          case.train, {"mask": mask}, ATTRIBUTES, case.gradients)
 
 
 def run_clones(namespace, case):
