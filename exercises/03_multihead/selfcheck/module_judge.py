@@ -6,7 +6,12 @@ in the reference) and says in Korean what differs, the way `load_state_dict(stri
 it: names missing, names unexpected, shapes that differ, names that share one tensor, and modules
 kept in a plain list (never registered). Expected names come from the reference, never typed here.
 """
-from .compare import shape_text
+import warnings
+
+import torch
+
+from .compare import decode, shape_text
+from .framework import Finding
 
 MAX_LISTED = 8
 
@@ -80,4 +85,69 @@ def load_problem(load):
     if load.get("missing") or load.get("unexpected"):
         return ("state_dict를 strict하게 불러오지 못했습니다: 없는 이름 " + names_text(load.get("missing", []))
                 + ", 남는 이름 " + names_text(load.get("unexpected", [])) + ".")
+    return None
+
+
+# ----------------------------------------------------------------------------- reading a module case
+
+def read_module(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint=""):
+    """The student's trace of a module case whose structure matches the reference's, or raise Finding.
+
+    `diagnose_error(evidence, case, error)` explains a failed build (a chapter's Korean texts)."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        raise Finding(diagnose_error(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    expected = evidence.reference(case)["structure"]
+    problem = structure_problem(expected, trace["structure"], visible, shared_hint, list_hint)
+    if problem:
+        raise Finding(problem)
+    return trace
+
+
+def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint=""):
+    """The student's forward output on a module case as a float64 tensor, or raise Finding with a diagnosis."""
+    trace = read_module(evidence, case, diagnose_error, visible, shared_hint, list_hint)
+    problem = load_problem(trace.get("load"))
+    if problem:
+        raise Finding(problem)
+    if "error" in trace:
+        raise Finding(diagnose_error(evidence, case, trace["error"]))
+    result = trace["result"]
+    if result["kind"] != "tensor":
+        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
+    return decode(result)
+
+
+# ----------------------------------------------------------------------------- bug models
+
+def run_models(evidence, case, models, run_one, seed):
+    """{name: output or exception} of `run_one(name)` for every model name, RNG seeded like the probe; cached."""
+    cache = evidence.__dict__.setdefault("_module_models", {})
+    if case not in cache:
+        cache[case] = {}
+        for name in models:
+            with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
+                warnings.simplefilter("ignore")
+                torch.manual_seed(seed)
+                try:
+                    cache[case][name] = run_one(name)
+                except Exception as error:  # noqa: BLE001 - a bug model may fail the way the student's code did
+                    cache[case][name] = error
+    return cache[case]
+
+
+def first_match(results, output=None, error=None, skip=()):
+    """The first model name whose result reproduces the student's output (or exception), else None."""
+    for name, produced in results.items():
+        if name in skip:
+            continue
+        if error is not None:
+            if isinstance(produced, Exception) and type(produced).__name__ == error["type"] \
+                    and str(produced).strip().splitlines()[0][:300] == error["message"]:
+                return name
+        elif not isinstance(produced, Exception):
+            value = produced[0] if isinstance(produced, tuple) else produced
+            value = value.detach().to(torch.float64)
+            if value.shape == output.shape and torch.allclose(output, value, rtol=1e-4, atol=1e-5):
+                return name
     return None

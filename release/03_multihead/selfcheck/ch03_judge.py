@@ -8,16 +8,15 @@ attentions ("bug models") with the same seeded weights, inputs and RNG seed as t
 matching the student's numbers or exception.
 """
 import math
-import warnings
 
 import torch
 import torch.nn.functional as F
 
 from . import ch03_probe as probe
-from . import modules
+from . import module_judge, modules
 from .compare import close, decode
 from .framework import Check, Finding, Verdict
-from .module_judge import load_problem, parameter_count_problem, structure_problem
+from .module_judge import first_match, parameter_count_problem, run_models
 
 CHAPTER_ID = "03_multihead"
 PICTURE = ("self_attn", None, None)  # no heatmap for this chapter yet (a result is not an (output, p_attn) pair)
@@ -122,40 +121,13 @@ def reference_weights(evidence, case):
 
 def model_results(evidence, case):
     """{bug: (output, p_attn) or exception} of every bug model on `case` (cached on the evidence)."""
-    cache = evidence.__dict__.setdefault("_ch03_models", {})
-    if case not in cache:
-        spec, inputs, weights = probe.CASES[case], evidence.inputs(case), reference_weights(evidence, case)
-        cache[case] = {bug: _run_model(spec, inputs, weights, bug) for bug in MODELS}
-    return cache[case]
-
-
-def _run_model(spec, inputs, weights, bug):
-    with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
-        warnings.simplefilter("ignore")
-        torch.manual_seed(spec.seed)
-        try:
-            return multi_head(spec, inputs, weights, bug)
-        except Exception as error:  # noqa: BLE001 - a bug model may fail the way the student's code did
-            return error
-
-
-def _same(actual, expected):
-    expected = expected.detach().to(torch.float64)
-    return actual.shape == expected.shape and bool(torch.allclose(actual, expected, rtol=1e-4, atol=1e-5))
+    spec, inputs, weights = probe.CASES[case], evidence.inputs(case), reference_weights(evidence, case)
+    return run_models(evidence, case, MODELS, lambda bug: multi_head(spec, inputs, weights, bug), spec.seed)
 
 
 def matching_bug(evidence, case, output=None, error=None):
     """The first bug whose model reproduces the student's output (or exception), else None."""
-    for bug, produced in model_results(evidence, case).items():
-        if bug == "correct":
-            continue
-        if error is not None:
-            if isinstance(produced, Exception) and type(produced).__name__ == error["type"] \
-                    and str(produced).strip().splitlines()[0][:300] == error["message"]:
-                return bug
-        elif not isinstance(produced, Exception) and _same(output, produced[0]):
-            return bug
-    return None
+    return first_match(model_results(evidence, case), output, error, skip=("correct",))
 
 
 # ----------------------------------------------------------------------------- reading a trace
@@ -188,29 +160,13 @@ def error_diagnosis(evidence, case, error):
 
 
 def read_module(evidence, case):
-    """The student's module trace on `case` with a reference-like structure, or raise Finding."""
-    trace = evidence.trace(case)
-    if "structure" not in trace:
-        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
-    expected = evidence.reference(case)["structure"]
-    problem = structure_problem(expected, trace["structure"], _visible(case), SHARED_HINT, LIST_HINT)
-    if problem:
-        raise Finding(problem)
-    return trace
+    """The student's trace of a module case with the reference's structure, or raise Finding."""
+    return module_judge.read_module(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
 
 
 def read_output(evidence, case):
-    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
-    trace = read_module(evidence, case)
-    problem = load_problem(trace.get("load"))
-    if problem:
-        raise Finding(problem)
-    if "error" in trace:
-        raise Finding(error_diagnosis(evidence, case, trace["error"]))
-    result = trace["result"]
-    if result["kind"] != "tensor":
-        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
-    return decode(result)
+    """The student's forward output on `case`, or raise Finding with a diagnosis."""
+    return module_judge.read_output(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
 
 
 def output_problem(evidence, case, output):
