@@ -46,7 +46,8 @@ class Judge:
         self.references = references.load(self.chapter.id)
         self._cache = OrderedDict()
         picture = self.chapter.picture
-        self.picture_case, self.picture_item, self.picture_label = picture.case, picture.item, picture.label
+        self.picture_case, self.picture_item, self.picture_label = (
+            (picture.case, picture.item, picture.label) if picture else (None, None, None))
 
     @property
     def cases(self):
@@ -108,6 +109,8 @@ class Judge:
         return {"case": self.picture_case, "label": self.picture_label, "student": self._student_picture(outcome)}
 
     def _student_picture(self, outcome):
+        if self.picture_case is None:
+            return None
         try:
             trace = outcome["traces"][self.picture_case]
             description = trace["result"]["items"][self.picture_item]
