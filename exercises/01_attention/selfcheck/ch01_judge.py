@@ -12,10 +12,11 @@ import torch
 from . import ch01_probe as probe
 from . import messages
 from .bugmodels import BugModels
-from .calls import PAIR, changed_inputs, explain_error, named, read_pair
+from .calls import PAIR, changed_inputs, explain_error, named, read_pair, reference_check
 from .compare import close, decode, shape_text
 from .contract import Chapter
-from .framework import Check, Finding, Verdict, per_case
+from .framework import Check, Finding, Verdict, each_case
+from .softmax import fitted_scale, scores_spread
 
 # Korean explanations of the bug classes this chapter recognises.
 BUGS = {
@@ -129,39 +130,18 @@ def _call(model, case, inputs):
     return model(*(t.to(torch.float64) for t in inputs))
 
 
-def _explain(evidence, case, bugs):
-    return BUGS[likely_bug(evidence, case, bugs)]
-
-
-MODELS = BugModels("ch01", models=lambda case: BUG_MODELS, call=_call,
-                   same=lambda p_attn, produced: close(p_attn, produced[1]), explain=_explain)
-
-
-def likely_bug(evidence, case, bugs):
-    """The most likely of `bugs` (all reproduce the student's result on `case`), or None.
-
-    Several bug models can coincide on one input (with a single query, dividing by √(query length)
-    is dividing by 1). The student's result on the seed input (every check reads it) breaks the tie.
-    """
-    if len(bugs) > 1 and case != "seed":
-        bugs = [bug for bug in bugs if bug in _seed_bugs(evidence)] or bugs
-    return bugs[0] if bugs else None
-
-
-def _seed_bugs(evidence):
-    """The bugs the student's result on the seed input shows."""
-    trace = evidence.trace("seed")
-    if "error" in trace:
-        return MODELS.matching(evidence, "seed", error=trace["error"])
-    p_attn = _student_weights(evidence, "seed")
-    return [] if p_attn is None else MODELS.matching(evidence, "seed", p_attn)
-
-
 def _student_weights(evidence, case):
+    """The student's p_attn on `case` (to break ties between bug models on the seed case), or None."""
     try:
         return decode(evidence.trace(case)["result"]["items"][1])
     except (Finding, KeyError, IndexError, TypeError):
         return None
+
+
+# Several bug models can coincide on one input (with a single query, dividing by √(query length) is dividing
+# by 1): the student's result on the seed input (every check reads it) breaks the tie.
+MODELS = BugModels("ch01", models=lambda case: BUG_MODELS, call=_call, bugs=BUGS, student=_student_weights,
+                   same=lambda p_attn, produced: close(p_attn, produced[1]), tie_break="seed")
 
 
 # ----------------------------------------------------------------------------- reading a call
@@ -200,34 +180,10 @@ def diagnose_weights(evidence, case, call):
     if not torch.isfinite(p).all():
         return BUGS["overflow"] if probe.CASES[case].magnitude > 10 else BUGS["not_finite"]
     if bugs:
-        bug = likely_bug(evidence, case, bugs)
+        bug = MODELS.likely(evidence, case, bugs)
         return BUGS[bug] + (_scale_note(evidence.inputs(case), p) if bug == "wrong_dk" else "")
     return _diagnose_scale(evidence.inputs(case), p) or (
         "p_attn 값이 기대와 다릅니다. 점수 → √d_k로 나누기 → 마지막 축 softmax 순서를 확인하세요.")
-
-
-def fitted_scale(query, key, p_attn):
-    """Recover c in p = softmax(q·kᵀ / c) from log p, with the fit's correlation (1.0 = exact)."""
-    raw = torch.matmul(query.to(torch.float64), key.to(torch.float64).transpose(-2, -1))
-    raw, p = raw.reshape(-1, raw.shape[-1]), p_attn.reshape(-1, p_attn.shape[-1])
-    if raw.shape != p.shape:
-        return None, 0.0
-    usable = p > 1e-200
-    counts = usable.sum(-1, keepdim=True)
-    rows = (counts >= 2).squeeze(-1)
-    if not rows.any():
-        return None, 0.0
-    usable, counts = usable[rows], counts[rows]
-    # Per row, over the usable entries only: centre the raw scores and log p, then fit one slope.
-    x = torch.where(usable, raw[rows], torch.zeros(()).to(raw))
-    y = torch.where(usable, p[rows].clamp_min(1e-300).log(), torch.zeros(()).to(raw))
-    x = torch.where(usable, x - x.sum(-1, keepdim=True) / counts, torch.zeros(()).to(raw))
-    y = torch.where(usable, y - y.sum(-1, keepdim=True) / counts, torch.zeros(()).to(raw))
-    slope_inverse = (x * y).sum() / (x * x).sum()
-    correlation = (x * y).sum() / ((x * x).sum().sqrt() * (y * y).sum().sqrt() + 1e-300)
-    if slope_inverse <= 0:
-        return None, float(correlation)
-    return float(1.0 / slope_inverse), float(correlation)
 
 
 def _diagnose_scale(inputs, p):
@@ -288,7 +244,7 @@ def diagnose_output(evidence, case, call):
     mixed_by = [bug for bug, produced in MODELS.results(evidence, case)
                 if not isinstance(produced, Exception) and close(call.output, produced[0])]
     if mixed_by:
-        return "p_attn은 맞지만 출력은 다른 가중치로 계산한 것 같습니다 (출력 쪽: " + BUGS[mixed_by[0]] + ")"
+        return "출력은 돌려준 p_attn이 아닌 다른 가중치로 value를 섞은 것 같습니다 (출력 쪽: " + BUGS[mixed_by[0]] + ")"
     if call.output.shape != reference.shape:
         return f"출력의 모양이 {shape_text(call.output.shape)}입니다. (batch…, query 길이, d_v) 모양이어야 합니다."
     return "출력이 기대와 다릅니다. 출력은 p_attn @ value (가중치로 value를 섞은 것)입니다."
@@ -326,63 +282,44 @@ def seed_output(evidence):
     return Verdict.of(diagnose_output(evidence, "seed", read_call(evidence, "seed")))
 
 
-def rows_sum_to_one(evidence):
+@each_case
+def rows_sum_to_one(evidence, case):
     """Every p_attn entry is ≥ 0 and every row sums to 1."""
-
-    def judge_one(case):
-        call = read_call(evidence, case)
-        p = call.p_attn
-        sums_ok = torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4)
-        if torch.isfinite(p).all() and (p >= 0).all() and sums_ok:
-            return None
-        return diagnose_weights(evidence, case, call) or "p_attn의 행 합이 1이 아니거나 음수가 있습니다."
-
-    return per_case(evidence.cases, judge_one, evidence.about)
-
-
-def weighted_mix(evidence):
-    """The output is p_attn @ value with the student's own p_attn (the seed's "token 0" observation)."""
-
-    def judge_one(case):
-        call = read_call(evidence, case)
-        value = evidence.inputs(case)[2].to(torch.float64)
-        if call.p_attn.shape[-1] != value.shape[-2]:
-            return diagnose_weights(evidence, case, call) or "p_attn의 열 수가 value의 길이와 다릅니다."
-        if close(call.output, torch.matmul(call.p_attn, value), call.output_dtype):
-            return None
-        weights = diagnose_weights(evidence, case, call)
-        if weights and diagnose_output(evidence, case, call) is None:
-            return ("출력은 맞지만 돌려준 p_attn @ value와 다릅니다: 출력과 p_attn을 따로 계산했고, 돌려준 p_attn이 "
-                    f"틀렸습니다. 같은 p_attn으로 출력을 계산하세요. (p_attn: {weights})")
-        return diagnose_output(evidence, case, call) or weights or "출력이 p_attn @ value와 다릅니다."
-
-    return per_case(evidence.cases, judge_one, evidence.about)
-
-
-def _scores_spread(inputs, p):
-    """The spread of the scores the student's softmax saw: std of q·kᵀ / c with c fitted from p."""
-    query, key, _ = inputs
-    scale, correlation = fitted_scale(query, key, p)
-    if scale is None or correlation < 0.99:
+    call = read_call(evidence, case)
+    p = call.p_attn
+    sums_ok = torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4)
+    if torch.isfinite(p).all() and (p >= 0).all() and sums_ok:
         return None
-    raw = torch.matmul(query.to(torch.float64), key.to(torch.float64).transpose(-2, -1))
-    return float((raw / scale).std())
+    return diagnose_weights(evidence, case, call) or "p_attn의 행 합이 1이 아니거나 음수가 있습니다."
 
 
-def scaling_statistics(evidence):
+@each_case
+def weighted_mix(evidence, case):
+    """The output is p_attn @ value with the student's own p_attn (the seed's "token 0" observation)."""
+    call = read_call(evidence, case)
+    value = evidence.inputs(case)[2].to(torch.float64)
+    if call.p_attn.shape[-1] != value.shape[-2]:
+        return diagnose_weights(evidence, case, call) or "p_attn의 열 수가 value의 길이와 다릅니다."
+    if close(call.output, torch.matmul(call.p_attn, value), call.output_dtype):
+        return None
+    weights = diagnose_weights(evidence, case, call)
+    if weights and diagnose_output(evidence, case, call) is None:
+        return ("출력은 맞지만 돌려준 p_attn @ value와 다릅니다: 출력과 p_attn을 따로 계산했고, 돌려준 p_attn이 "
+                f"틀렸습니다. 같은 p_attn으로 출력을 계산하세요. (p_attn: {weights})")
+    return diagnose_output(evidence, case, call) or weights or "출력이 p_attn @ value와 다릅니다."
+
+
+@each_case
+def scaling_statistics(evidence, case):
     """After scaling, the scores' spread is ≈ 1 at d_k = 4, 64 and 512 (judged on the student's p_attn)."""
-
-    def judge_one(case):
-        call = read_call(evidence, case)
-        expected = _scores_spread(evidence.inputs(case), decode(evidence.reference(case)["result"]["items"][1]))
-        spread = _scores_spread(evidence.inputs(case), call.p_attn) if torch.isfinite(call.p_attn).all() else None
-        if spread is not None and abs(spread - expected) <= 0.05 * expected:
-            return None
-        d_k = probe.CASES[case].query[-1]
-        observed = f"점수 표준편차가 약 {spread:.2f}입니다(기대 ≈ {expected:.2f}). " if spread is not None else ""
-        return observed + (diagnose_weights(evidence, case, call) or f"d_k={d_k}에서 점수의 크기가 맞지 않습니다.")
-
-    return per_case(evidence.cases, judge_one, evidence.about)
+    call = read_call(evidence, case)
+    expected = scores_spread(evidence.inputs(case), decode(evidence.reference(case)["result"]["items"][1]))
+    spread = scores_spread(evidence.inputs(case), call.p_attn) if torch.isfinite(call.p_attn).all() else None
+    if spread is not None and abs(spread - expected) <= 0.05 * expected:
+        return None
+    d_k = probe.CASES[case].query[-1]
+    observed = f"점수 표준편차가 약 {spread:.2f}입니다(기대 ≈ {expected:.2f}). " if spread is not None else ""
+    return observed + (diagnose_weights(evidence, case, call) or f"d_k={d_k}에서 점수의 크기가 맞지 않습니다.")
 
 
 def no_saturation(evidence):

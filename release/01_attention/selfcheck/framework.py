@@ -155,6 +155,20 @@ def per_case(cases, judge_one, label):
     return Verdict((len(cases) - len(problems)) / len(cases), "\n".join(list(dict.fromkeys(problems))[:3]))
 
 
+def each_case(judge_one):
+    """A check's judge from `judge_one(evidence, case)` (a Korean problem or None), run on each of its cases.
+
+    Partial credit: the share of cases without a problem; each problem is named by its case's text.
+    """
+
+    def judge(evidence):
+        return per_case(evidence.cases, lambda case: judge_one(evidence, case), evidence.about)
+
+    judge.__doc__ = judge_one.__doc__
+    judge.one = judge_one  # the judge of a single case, for checks that combine several
+    return judge
+
+
 def judge(checks, probe, outcome, references, visible_only=False):
     """Judge one submission's outcome with every check; a broken outcome scores 0 everywhere."""
     selected = [check for check in checks if check.visible or not visible_only]

@@ -13,17 +13,21 @@ from .tensors import describe_exception
 class BugModels:
     """A chapter's bug models.
 
-    `models(case)` lists (label, model) pairs, most specific first; `call(model, case, inputs)` runs one
-    model the way the probe ran the student's function; `same(student, produced)` says whether a model's
-    result reproduces the student's (a value from the chapter's reader); `explain(label)` is the Korean text.
+    `models(case)` lists (label, model) pairs, most specific first; a label is a bug key of `bugs` or a tuple of
+    keys (bugs that occur together). `call(model, case, inputs)` runs one model the way the probe ran the
+    student's function; `same(student, produced)` says whether a model's result reproduces the student's (as
+    read by the chapter's judge, or by `student(evidence, case)` from a trace). With `tie_break="seed"`, when
+    several models match on another case, those the student's result on the seed case shows too come first.
     """
 
-    def __init__(self, name, models, call, same, explain):
+    def __init__(self, name, models, call, same, bugs, student=None, tie_break=None):
         self.name = name
         self.models = models
         self.call = call
         self.same = same
-        self._explain = explain
+        self.bugs = bugs
+        self.student = student
+        self.tie_break = tie_break
 
     def results(self, evidence, case):
         """[(label, result or the exception)] of every model on `case`, computed once per submission."""
@@ -49,6 +53,22 @@ class BugModels:
                 found.append(label)
         return list(dict.fromkeys(label for label in found if label))
 
+    def likely(self, evidence, case, labels):
+        """The most likely of `labels` (all reproduce the student's result on `case`), or None."""
+        if len(labels) > 1 and self.tie_break and case != self.tie_break:
+            shown = self._shown(evidence, self.tie_break)
+            labels = [label for label in labels if label in shown] or labels
+        return labels[0] if labels else None
+
+    def _shown(self, evidence, case):
+        """The labels the student's result on `case` shows (the check must declare `case` in reads=)."""
+        trace = evidence.trace(case)
+        if "error" in trace:
+            return self.matching(evidence, case, error=trace["error"])
+        student = self.student(evidence, case)
+        return [] if student is None else self.matching(evidence, case, student)
+
     def explain(self, evidence, case, labels):
         """The Korean text of the most likely of `labels`."""
-        return self._explain(evidence, case, labels)
+        label = self.likely(evidence, case, labels)
+        return " ".join(self.bugs[key] for key in (label if isinstance(label, tuple) else (label,)))

@@ -16,7 +16,7 @@ from .bugmodels import BugModels
 from .calls import explain_error, named, read_pair, read_tensor, reference_check, reference_pair
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
-from .framework import Check, Verdict, per_case
+from .framework import Check, Verdict, each_case
 
 # Korean explanations of the bug classes this chapter recognises.
 BUGS = {
@@ -75,10 +75,6 @@ BUGS = {
 
 # ----------------------------------------------------------------------------- bug models
 
-def _fill(scores, where, value):
-    return scores.masked_fill(where, value)
-
-
 def _index_assign(scores, mask):
     scores = scores.clone()
     scores[mask == 0] = -1e9
@@ -87,20 +83,20 @@ def _index_assign(scores, mask):
 
 # How the student may have masked: (name, bug, function(scores, mask) -> p_attn). "no_if" masks even when mask is None.
 MASK_WAYS = [
-    ("correct", None, lambda s, m: _fill(s, m == 0, -1e9).softmax(-1)),
-    ("inverted", "inverted_mask", lambda s, m: _fill(s, m != 0, -1e9).softmax(-1)),
-    ("inverted_raw", "inverted_mask", lambda s, m: _fill(s, m, -1e9).softmax(-1)),
-    ("fill_zero", "fill_zero", lambda s, m: _fill(s, m == 0, 0.0).softmax(-1)),
-    ("neg_inf", "neg_inf", lambda s, m: _fill(s, m == 0, -math.inf).softmax(-1)),
-    ("after_softmax", "after_softmax", lambda s, m: _fill(s.softmax(-1), m == 0, 0.0)),
-    ("after_softmax_fill", "after_softmax", lambda s, m: _fill(s.softmax(-1), m == 0, -1e9)),
+    ("correct", None, lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1)),
+    ("inverted", "inverted_mask", lambda s, m: s.masked_fill(m != 0, -1e9).softmax(-1)),
+    ("inverted_raw", "inverted_mask", lambda s, m: s.masked_fill(m, -1e9).softmax(-1)),
+    ("fill_zero", "fill_zero", lambda s, m: s.masked_fill(m == 0, 0.0).softmax(-1)),
+    ("neg_inf", "neg_inf", lambda s, m: s.masked_fill(m == 0, -math.inf).softmax(-1)),
+    ("after_softmax", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, 0.0)),
+    ("after_softmax_fill", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, -1e9)),
     ("ignored", "mask_ignored", lambda s, m: s.softmax(-1)),
-    ("transposed", "mask_transposed", lambda s, m: _fill(s, m.transpose(-2, -1) == 0, -1e9).softmax(-1)),
-    ("head_axis", "head_axis", lambda s, m: _fill(s, m.unsqueeze(1) == 0, -1e9).softmax(-1)),
+    ("transposed", "mask_transposed", lambda s, m: s.masked_fill(m.transpose(-2, -1) == 0, -1e9).softmax(-1)),
+    ("head_axis", "head_axis", lambda s, m: s.masked_fill(m.unsqueeze(1) == 0, -1e9).softmax(-1)),
     ("index_assign", "boolean_index", _index_assign),
-    ("bitwise_not", "mask_bool_only", lambda s, m: _fill(s, ~m, -1e9).softmax(-1)),
+    ("bitwise_not", "mask_bool_only", lambda s, m: s.masked_fill(~m, -1e9).softmax(-1)),
 ]
-NO_IF_MASK = ("no_if", "mask_none", lambda s, m: _fill(s, m == 0, -1e9).softmax(-1))
+NO_IF_MASK = ("no_if", "mask_none", lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1))
 
 
 def _apply(dropout, x):
@@ -136,7 +132,7 @@ def _model(mask_way, dropout_way):
             scores = _apply(dropout, scores)
         if mask is not None or mask_way[0] == "no_if":
             if dropout_way == "scores_after_mask":
-                scores = _fill(scores, mask == 0, -1e9)
+                scores = scores.masked_fill(mask == 0, -1e9)
                 p_attn = _apply(dropout, scores).softmax(-1)
             else:
                 p_attn = masked_softmax(scores, mask)
@@ -161,17 +157,6 @@ def _model(mask_way, dropout_way):
     return model
 
 
-def _ways(case):
-    """The (mask way, dropout way, bugs) combinations that make sense for `case`, correct first."""
-    spec = probe.CASES[case]
-    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
-    dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
-    for mask_way in masks:
-        for dropout_way, dropout_bug in dropouts:
-            bugs = tuple(bug for bug in (mask_way[1], dropout_bug) if bug)
-            yield mask_way, dropout_way, bugs
-
-
 def _call(model, case, inputs):
     """Run a bug model like the probe ran the student: same inputs, same dropout module, same RNG seed."""
     query, key, value, mask = inputs
@@ -183,24 +168,19 @@ def _call(model, case, inputs):
 
 
 def _models(case):
-    if probe.CASES[case].function != "attention":
+    """(bugs, model) for each way to mask × place for dropout that makes sense for `case`, correct first."""
+    spec = probe.CASES[case]
+    if spec.function != "attention":
         return []
-    return [(bugs, _model(mask_way, dropout_way)) for mask_way, dropout_way, bugs in _ways(case)]
+    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
+    dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
+    return [(tuple(bug for bug in (mask[1], dropout_bug) if bug), _model(mask, dropout_way))
+            for mask in masks for dropout_way, dropout_bug in dropouts]
 
 
-def _same(actual, expected):
-    """Close within float32 tolerance, NaN equal to NaN (a bug model reproduces NaN too)."""
-    if actual.shape != expected.shape:
-        return False
-    return bool(torch.allclose(actual, expected.to(torch.float64), rtol=1e-4, atol=1e-5, equal_nan=True))
-
-
-def _explain(evidence, case, labels):
-    return " ".join(BUGS[bug] for bug in labels[0])
-
-
-MODELS = BugModels("ch02", models=_models, call=_call, explain=_explain,
-                   same=lambda call, produced: _same(call.p_attn, produced[1]) and _same(call.output, produced[0]))
+MODELS = BugModels("ch02", models=_models, call=_call, bugs=BUGS,
+                   same=lambda call, produced: close(call.p_attn, produced[1], equal_nan=True)
+                   and close(call.output, produced[0], equal_nan=True))
 
 
 # ----------------------------------------------------------------------------- reading a call
@@ -301,26 +281,21 @@ def no_mask_unchanged(evidence):
     return Verdict.of(problem and evidence.about("nomask", problem + " mask와 dropout이 None이면 1장과 결과가 같아야 합니다."))
 
 
-def masked_exact_zero(evidence):
+@each_case
+def masked_exact_zero(evidence, case):
     """Masked positions get exactly 0.0, and every row of p_attn still sums to 1."""
-
-    def judge_one(case):
-        call = read_call(evidence, case)
-        p = call.p_attn
-        visible = _visible_positions(evidence, case, p.shape)
-        if visible is None or not torch.isfinite(p).all():
-            return diagnose(evidence, case, call) or "p_attn의 모양이 점수의 모양과 다릅니다."
-        zeros = bool((p[~visible] == 0).all())
-        if zeros and bool((p >= 0).all()) and torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4):
-            return None
-        problem = diagnose(evidence, case, call)
-        if problem:
-            return problem
-        if not zeros:
-            return f"가려진 자리의 가중치가 정확히 0이 아닙니다 (가장 큰 값 {p[~visible].abs().max().item():.3g})."
-        return "가려진 자리는 0이지만 행 합이 1이 아닙니다. 가리기는 softmax 전에 해야 합니다."
-
-    return per_case(evidence.cases, judge_one, evidence.about)
+    call = read_call(evidence, case)
+    p = call.p_attn
+    visible = _visible_positions(evidence, case, p.shape)
+    if visible is None or not torch.isfinite(p).all():
+        return diagnose(evidence, case, call) or "p_attn의 모양이 점수의 모양과 다릅니다."
+    zeros = bool((p[~visible] == 0).all())
+    if zeros and bool((p >= 0).all()) and torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4):
+        return None
+    problem = diagnose(evidence, case, call)
+    if problem or zeros:
+        return problem or "가려진 자리는 0이지만 행 합이 1이 아닙니다. 가리기는 softmax 전에 해야 합니다."
+    return f"가려진 자리의 가중치가 정확히 0이 아닙니다 (가장 큰 값 {p[~visible].abs().max().item():.3g})."
 
 
 def fully_masked_row(evidence):
@@ -369,39 +344,6 @@ def read_mask(evidence, case):
     return read_tensor(evidence, case, _triage, "subsequent_mask")
 
 
-def subsequent_dtype_problem(described):
-    dtype = described["dtype"]
-    if dtype == "bool":
-        return None
-    if dtype == "uint8":
-        return BUGS["subsequent_uint8"] + " (dtype: uint8)"
-    if dtype.startswith(("float", "bfloat")):
-        return BUGS["subsequent_float"] + f" (dtype: {dtype})"
-    return BUGS["subsequent_int"] + f" (dtype: {dtype})"
-
-
-def subsequent_shape_problem(described, size, visible):
-    shape = list(described["shape"])
-    if shape == [1, size, size]:
-        return None
-    if shape == [size, size]:
-        return BUGS["subsequent_no_batch"] + (f" (모양: {shape_text(shape)})" if visible else "")
-    expected = "(1, size, size)"
-    return f"subsequent_mask의 모양이 {expected}이 아닙니다" + (f": {shape_text(shape)}" if visible else "") + "."
-
-
-def subsequent_values_problem(described, expected):
-    """Why the student's triangle differs from the reference's (Korean), or None."""
-    size = expected.shape[-1]
-    values = decode(described)
-    if values.numel() != size * size:
-        return "subsequent_mask의 원소 개수가 size × size가 아니라서 값을 비교할 수 없습니다."
-    got = values.reshape(size, size) != 0
-    if torch.equal(got, expected.reshape(size, size) != 0):
-        return None
-    return _triangle_bug(got)
-
-
 def _triangle_bug(got):
     size = got.shape[-1]
     rows = torch.arange(size)[:, None]
@@ -421,22 +363,38 @@ def _triangle_bug(got):
     return "subsequent_mask의 값이 기대와 다릅니다. i행 j열이 j ≤ i일 때만 True여야 합니다."
 
 
-def _subsequent_problem(aspect):
-    """A judge of one aspect (dtype, shape or values) of subsequent_mask on each of the check's cases."""
+@each_case
+def subsequent_dtype(evidence, case):
+    """subsequent_mask returns a bool tensor."""
+    dtype = read_mask(evidence, case)["dtype"]
+    if dtype == "bool":
+        return None
+    if dtype == "uint8":
+        return BUGS["subsequent_uint8"] + " (dtype: uint8)"
+    return BUGS["subsequent_float" if dtype.startswith(("float", "bfloat")) else "subsequent_int"] + f" (dtype: {dtype})"
 
-    def judge_one(evidence, case):
-        described = read_mask(evidence, case)
-        if aspect == "dtype":
-            return subsequent_dtype_problem(described)
-        if aspect == "shape":
-            return subsequent_shape_problem(described, probe.CASES[case].size, evidence.visible(case))
-        return subsequent_values_problem(described, decode(evidence.reference(case)["result"]))
 
-    def verdict(evidence):
-        return per_case(evidence.cases, lambda case: judge_one(evidence, case), evidence.about)
+@each_case
+def subsequent_shape(evidence, case):
+    """subsequent_mask(size) has shape (1, size, size); the shape is shown on visible cases only."""
+    shape, size = list(read_mask(evidence, case)["shape"]), probe.CASES[case].size
+    if shape == [1, size, size]:
+        return None
+    if shape == [size, size]:
+        return BUGS["subsequent_no_batch"] + (f" (모양: {shape_text(shape)})" if evidence.visible(case) else "")
+    return "subsequent_mask의 모양이 (1, size, size)이 아닙니다" + (f": {shape_text(shape)}" if evidence.visible(case) else "") + "."
 
-    verdict.__doc__ = f"subsequent_mask's {aspect} on each case."
-    return verdict
+
+@each_case
+def subsequent_values(evidence, case):
+    """subsequent_mask is True on and below the diagonal: why the student's triangle differs, or None."""
+    expected = decode(evidence.reference(case)["result"])
+    size = expected.shape[-1]
+    values = decode(read_mask(evidence, case))
+    if values.numel() != size * size:
+        return "subsequent_mask의 원소 개수가 size × size가 아니라서 값을 비교할 수 없습니다."
+    got = values.reshape(size, size) != 0
+    return None if torch.equal(got, expected.reshape(size, size) != 0) else _triangle_bug(got)
 
 
 SUBSEQUENT = ("subsequent_4", "subsequent_1")
@@ -457,11 +415,11 @@ CHECKS = [
     Check(name="dropout_train", points=10, title="train 모드 dropout은 p_attn에 (시드 고정 시 기준과 같음)",
           cases=("dropout_train",), judge=_dropout_train(without_dropout="dropout_eval")),
     Check(name="subsequent_mask_dtype", points=3, title="subsequent_mask의 dtype은 bool", cases=("subsequent_4",),
-          judge=_subsequent_problem("dtype")),
+          judge=subsequent_dtype),
     Check(name="subsequent_mask_shape", points=3, title="subsequent_mask의 모양은 (1, size, size)", cases=SUBSEQUENT,
-          judge=_subsequent_problem("shape")),
+          judge=subsequent_shape),
     Check(name="subsequent_mask_values", points=9, title="subsequent_mask는 대각선과 그 아래가 True", cases=SUBSEQUENT,
-          judge=_subsequent_problem("values")),
+          judge=subsequent_values),
 ]
 
 

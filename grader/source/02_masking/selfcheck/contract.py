@@ -37,7 +37,7 @@ class Chapter:
     probe: ModuleType
     checks: list[Check]
     bugs: dict[str, str]
-    picture: Picture = field(default_factory=Picture)
+    picture: Picture | None = field(default_factory=Picture)  # None: no heatmap on the feedback page
 
     def __post_init__(self):
         problems = list(contract_problems(self))
@@ -89,7 +89,7 @@ def contract_problems(chapter):
         yield "bugs must explain 'stub' (the unfinished exercise)"
     if any(not isinstance(text, str) or not text for text in chapter.bugs.values()):
         yield "every bug text must be a non-empty string"
-    if chapter.picture.case not in probe.CASES:
+    if chapter.picture is not None and chapter.picture.case not in probe.CASES:
         yield f"picture case {chapter.picture.case!r} is not a case"
     hidden_stripped = all(check.visible for check in chapter.checks)  # a student's copy has no hidden checks
     if not hidden_stripped and chapter.total_points() != TOTAL_POINTS:
