@@ -9,9 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grader.build.regions import CODE_STUB  # noqa: E402 - the stub text is shared with the .py track
+from grader.build.regions import CODE_STUB  # the stub text is shared with the .py track
 
-c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+c = get_config()  # provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "annotated-transformer-ko"
 c.CourseDirectory.source_directory = os.path.join("grader", "source")

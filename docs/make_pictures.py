@@ -16,14 +16,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import matplotlib  # noqa: E402
+import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from grader.demo_class.pack import answer, roster  # noqa: E402
-from grader.report import classreport, preview, write_all  # noqa: E402
-from grader.report.results import load  # noqa: E402
+from grader.demo_class.pack import answer, roster
+from grader.report import classreport, preview, write_all
+from grader.report.results import load
 
 FEATURED = "hyunwoo"  # the student whose feedback page is pictured (no division by sqrt(d_k))
 

@@ -2,38 +2,30 @@
 import json
 
 from grader import paths
-from grader.checks import judge_module, references
+from grader.checks import is_chapter_file, references
 
 from . import headers
 from .regions import remove_hidden
 
 PACKAGE = "selfcheck"
-# Modules every chapter ships; the chapter adds its own chNN_probe.py and chNN_judge.py.
-COMMON = ("__init__.py", "__main__.py", "compare.py", "execute.py", "framework.py", "friendly.py",
-          "loading.py", "references.py", "results.py", "runner.py", "tensors.py")
-# Shipped only to chapters whose probe or judge imports them (nn.Module chapters, 03 onward).
-MODULE_HELPERS = ("module_judge.py", "modules.py")
+
+
+def common_modules():
+    """The framework's modules, which every chapter ships (every .py in grader/checks but the chapters' own)."""
+    return tuple(sorted(p.name for p in paths.CHECKS.glob("*.py") if not is_chapter_file(p.name)))
 
 
 def files(chapter, reference_document):
     """{relative path: bytes} of the `selfcheck/` package for `chapter`, hidden regions removed."""
-    number = chapter.number
     out = {}
-    own = (f"ch{number}_probe.py", f"ch{number}_judge.py")
-    for name in COMMON + _helpers_used(own) + own:
+    for name in common_modules() + (chapter.probe_file.name, chapter.judge_file.name):
         source = paths.CHECKS / name
         text = remove_hidden(source.read_text(encoding="utf-8"))
         out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
-    probe = judge_module(chapter.id).probe
+    probe = chapter.checks.probe
     public = references.visible_only(reference_document, probe)
     out[f"{PACKAGE}/reference.json"] = dump_json(public)
     return out
-
-
-def _helpers_used(own):
-    """The module helpers that the chapter's own checks files import."""
-    text = "".join((paths.CHECKS / name).read_text(encoding="utf-8") for name in own)
-    return tuple(name for name in MODULE_HELPERS if name[:-3] in text)
 
 
 def dump_json(document):

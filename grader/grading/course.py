@@ -53,7 +53,7 @@ def load_config(root):
             saved_path, saved_env = list(sys.path), dict(os.environ)
             try:
                 return PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
-            except Exception as error:  # noqa: BLE001 - a broken config must not stop grading
+            except Exception as error:  # a broken config must not stop grading
                 print(f"경고: {folder / 'nbgrader_config.py'}를 읽지 못했습니다 ({error}); 기본 설정을 씁니다.",
                       file=sys.stderr)
             finally:

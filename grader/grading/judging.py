@@ -10,7 +10,6 @@ from grader.checks import framework, references
 from grader.sandbox import status as sandbox_status
 
 UNREADABLE = "unreadable"
-DEFAULT_PICTURE = ("seed", 1, "p_attn")
 MAX_PICTURE_CELLS = 64 * 64
 CACHE_SIZE = 512  # distinct outcomes remembered: a class repeats the same few bugs (and identical right answers)
 
@@ -36,22 +35,23 @@ class Verdicts:
 class Judge:
     """A chapter's checks and references, loaded once; judges outcomes one at a time."""
 
-    def __init__(self, judge_module, limits):
+    def __init__(self, chapter, limits):
         import torch
 
         # The judge runs thousands of tiny tensor ops; torch's default 2+ intra-op threads spin and make
         # each one ~7× slower (measured: matmul 1.3 ms vs 0.19 ms), and they compete with the sandbox workers.
         torch.set_num_threads(1)
-        self.module = judge_module
+        self.chapter = getattr(chapter, "CHAPTER", chapter)  # a contract.Chapter (or a judge module declaring one)
         self.limits = limits
-        self.references = references.load(judge_module.CHAPTER_ID)
+        self.references = references.load(self.chapter.id)
         self._cache = OrderedDict()
-        case, item, label = getattr(judge_module, "PICTURE", DEFAULT_PICTURE)
-        self.picture_case, self.picture_item, self.picture_label = case, item, label
+        picture = self.chapter.picture
+        self.picture_case, self.picture_item, self.picture_label = (
+            (picture.case, picture.item, picture.label) if picture else (None, None, None))
 
     @property
     def cases(self):
-        return self.module.probe.case_names()
+        return self.chapter.probe.case_names()
 
     def outcome(self, run):
         """The outcome dict to judge for a sandbox RunResult (a Korean failure when the run did not end well)."""
@@ -88,16 +88,16 @@ class Judge:
 
     def _judge(self, outcome):
         """framework.judge on every check; a judge that crashes costs only its own check (and is reported)."""
-        module = self.module
+        chapter = self.chapter
         try:
-            return framework.judge(module.CHECKS, module.probe, outcome, self.references)
-        except Exception:  # noqa: BLE001 - fall back to one check at a time
+            return framework.judge(chapter.checks, chapter.probe, outcome, self.references)
+        except Exception:  # fall back to one check at a time
             pass
         results = []
-        for check in module.CHECKS:
+        for check in chapter.checks:
             try:
-                results.extend(framework.judge([check], module.probe, outcome, self.references))
-            except Exception as error:  # noqa: BLE001
+                results.extend(framework.judge([check], chapter.probe, outcome, self.references))
+            except Exception as error:
                 print(f"grader: 검사 {check.name}의 채점 코드가 실패했습니다: {type(error).__name__}: {error}",
                       file=sys.stderr)
                 results.append(framework.CheckResult(check.name, check.title, check.points, 0.0, check.visible,
@@ -109,6 +109,8 @@ class Judge:
         return {"case": self.picture_case, "label": self.picture_label, "student": self._student_picture(outcome)}
 
     def _student_picture(self, outcome):
+        if self.picture_case is None:
+            return None
         try:
             trace = outcome["traces"][self.picture_case]
             description = trace["result"]["items"][self.picture_item]

@@ -2,7 +2,7 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import matplotlib.pyplot as plt  # the backend must be chosen first
 
 
 def histogram(path, bins, max_score):

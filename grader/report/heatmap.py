@@ -4,10 +4,10 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt  # the backend must be chosen first
+import numpy as np
 
-from .picture import finite_range  # noqa: E402
+from .picture import finite_range
 
 ANNOTATE_UP_TO = 12  # write the value in each cell when both sides are at most this long
 

@@ -172,5 +172,5 @@ def test_partial_credit_is_per_case():
 def test_hidden_case_names_are_in_the_hidden_diagnoses():
     """A hidden check's diagnosis says which (described, not shown) hidden input failed."""
     message = by_name(grade(fixture_path("transpose_12"), hidden=True))["batched_4d"].message
-    assert message.startswith(ch01_judge.CASE_TEXT["batched_4d"])
+    assert message.startswith(ch01_judge.probe.CASES["batched_4d"].text)
     assert "batched_4d" in ch01_probe.case_names() and "batched_4d" not in ch01_probe.case_names(visible_only=True)
