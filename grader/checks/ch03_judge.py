@@ -12,32 +12,16 @@ import torch
 import torch.nn.functional as F
 
 from . import ch03_probe as probe
-from . import module_judge, modules
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
 from .compare import close, decode
+from .contract import Chapter
 from .framework import Check, Finding, Verdict
-from .module_judge import first_match, parameter_count_problem, run_models
-
-CHAPTER_ID = "03_multihead"
-PICTURE = ("self_attn", None, None)  # no heatmap for this chapter yet (a result is not an (output, p_attn) pair)
-
-CASE_TEXT = {
-    "clones": "clones(nn.Linear(3, 2), 4)",
-    "module": "MultiHeadedAttention(4, 32)의 구조",
-    "self_attn": "self-attention 입력 (2, 6, 32), h=4",
-    "cross": "cross-attention 입력 (query 4개, key 6개, key ≠ value), h=2",
-    "padding": "padding mask (3, 1, 5) 입력, batch 3, h=2",
-    "dropout_train": "train 모드 dropout=0.5 입력 (torch.manual_seed로 고정)",
-    ### BEGIN HIDDEN TESTS
-    "hidden_causal": "숨겨진 입력 (다른 h와 d_model, causal mask)",
-    "hidden_cross_mask": "숨겨진 입력 (cross-attention, padding mask, batch = head 수)",
-    "hidden_dropout": "숨겨진 train 모드 dropout 입력",
-    "hidden_gradients": "숨겨진 기울기 입력",
-    ### END HIDDEN TESTS
-}
+from .module_judge import parameter_count_problem, same_output, seeded
 
 BUGS = {
-    "stub": "아직 작성하지 않은 부분이 있습니다(NotImplementedError). transformer.py의 TODO(03)를 채우세요.",
-    "missing": "함수나 클래스를 찾을 수 없습니다. 이름(clones, MultiHeadedAttention)과 들여쓰기를 확인하세요.",
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(03)"),
     "not_module": "MultiHeadedAttention이 nn.Module을 상속하지 않습니다. class MultiHeadedAttention(nn.Module):로 "
     "정의하고 __init__에서 super().__init__()을 부르세요.",
     "clones_shared": "clones의 복사본들이 같은 가중치를 함께 씁니다. [module] * N이나 copy.copy(얕은 복사)는 같은 parameter를 "
@@ -77,7 +61,7 @@ LIST_HINT = BUGS["clones_list"]
 
 # ----------------------------------------------------------------------------- bug models
 
-MODELS = ("correct", "no_split_transpose", "no_merge_transpose", "no_contiguous", "no_unsqueeze",
+MODELS_LIST = ("correct", "no_split_transpose", "no_merge_transpose", "no_contiguous", "no_unsqueeze",
           "no_output_projection", "dk_is_d_model", "dropout_not_passed", "key_as_value")
 
 
@@ -118,50 +102,47 @@ def multi_head(case, inputs, weights, bug="correct"):
     return x, p_attn
 
 
-def reference_weights(evidence, case):
-    """The seeded weights the probe loaded, drawn again for the solution's state_dict names."""
-    names = evidence.reference(case)["structure"]["state_dict"]
-    return modules.seeded_weights(names, probe.CASES[case].seed)
+def model_weights(spec):
+    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
+    d = spec.d_model
+    names = [(f"linears.{i}.{kind}", [d, d] if kind == "weight" else [d]) for i in range(4) for kind in ("weight", "bias")]
+    return modules.seeded_weights(names, spec.seed)
 
 
-def model_results(evidence, case):
-    """{bug: (output, p_attn) or exception} of every bug model on `case` (cached on the evidence)."""
-    spec, inputs, weights = probe.CASES[case], evidence.inputs(case), reference_weights(evidence, case)
-    return run_models(evidence, case, MODELS, lambda bug: multi_head(spec, inputs, weights, bug), spec.seed)
+def _call(bug, case, inputs):
+    """Run one bug model as the probe ran the student's module: same inputs, weights and RNG seed."""
+    spec = probe.CASES[case]
+    return seeded(lambda: multi_head(spec, inputs, model_weights(spec), bug), spec.seed)
+
+
+MODELS = BugModels("ch03", models=lambda case: [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST],
+                   call=_call, same=same_output, bugs=BUGS)
 
 
 def matching_bug(evidence, case, output=None, error=None):
     """The first bug whose model reproduces the student's output (or exception), else None."""
-    return first_match(model_results(evidence, case), output, error, skip=("correct",))
+    found = MODELS.matching(evidence, case, student=output, error=error)
+    return found[0] if found else None
 
-
-# ----------------------------------------------------------------------------- reading a trace
 
 def _visible(case):
     return probe.CASES[case].visible
 
 
 def _about(case, message):
-    return f"{CASE_TEXT.get(case, case)}: {message}"
+    return f"{probe.CASES[case].text}: {message}"
 
 
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
-    kind, message = error["type"], error["message"]
-    if kind == "NotImplementedError":
-        return BUGS["stub"]
-    if kind == "MissingFunction":
-        return BUGS["missing"] + f" (찾지 못한 이름: {message})"
-    if kind == "NotAModule":
+    if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    if "view size is not compatible" in message:
-        return BUGS["no_contiguous"]
     if probe.CASES[case].kind == "forward":
-        bug = matching_bug(evidence, case, error=error)
-        if bug:
-            return BUGS[bug]
-    detail = f"{kind}: {message}" if _visible(case) and message else kind
-    return f"실행 중 오류가 났습니다 ({detail})."
+        return explain_error(evidence, case, error, BUGS, rules=RULES, models=MODELS)
+    return explain_error(evidence, case, error, BUGS, rules=RULES)
+
+
+RULES = [("view size is not compatible", "no_contiguous")]
 
 
 def read_module(evidence, case):
@@ -227,7 +208,7 @@ def module_structure(evidence):
     return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
 
 
-def same_output(case):
+def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
 
     def verdict(evidence):
@@ -265,15 +246,20 @@ def stores_attn(evidence):
 
 
 CHECKS = [
-    Check("clones_deep_copies", 10, "clones는 깊은 복사 N개를 nn.ModuleList로", True, ("clones",), clones_deep_copies),
-    Check("module_structure", 10, "linears.0–3의 이름과 모양, 4(d²+d)개 parameter", True, ("module",), module_structure),
-    Check("self_attention", 15, "self-attention (2, 6, 32) → (2, 6, 32)", True, ("self_attn",), same_output("self_attn")),
-    Check("stores_attn", 5, "self.attn에 (batch, h, 길이, 길이) 가중치 저장", True, ("self_attn",), stores_attn),
-    Check("cross_attention", 10, "query 길이 ≠ key 길이, key ≠ value", True, ("cross",), same_output("cross")),
-    Check("padding_mask", 10, "문장마다 다른 padding mask (head 축에 broadcast)", True, ("padding",),
-          same_output("padding")),
-    Check("dropout_train", 10, "train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)", True,
-          ("dropout_train",), same_output("dropout_train")),
+    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=("clones",),
+          judge=clones_deep_copies),
+    Check(name="module_structure", points=10, title="linears.0–3의 이름과 모양, 4(d²+d)개 parameter",
+          cases=("module",), judge=module_structure),
+    Check(name="self_attention", points=15, title="self-attention (2, 6, 32) → (2, 6, 32)", cases=("self_attn",),
+          judge=output_check("self_attn")),
+    Check(name="stores_attn", points=5, title="self.attn에 (batch, h, 길이, 길이) 가중치 저장", cases=("self_attn",),
+          judge=stores_attn),
+    Check(name="cross_attention", points=10, title="query 길이 ≠ key 길이, key ≠ value", cases=("cross",),
+          judge=output_check("cross")),
+    Check(name="padding_mask", points=10, title="문장마다 다른 padding mask (head 축에 broadcast)", cases=("padding",),
+          judge=output_check("padding")),
+    Check(name="dropout_train", points=10, title="train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)",
+          cases=("dropout_train",), judge=output_check("dropout_train")),
 ]
 
 ### BEGIN HIDDEN TESTS
@@ -301,10 +287,15 @@ def gradients(evidence):
 
 
 CHECKS += [
-    Check("hidden_causal", 8, "다른 크기와 causal mask", False, ("hidden_causal",), same_output("hidden_causal")),
-    Check("hidden_cross_mask", 8, "cross-attention과 padding mask (batch = head 수)", False, ("hidden_cross_mask",),
-          same_output("hidden_cross_mask")),
-    Check("hidden_dropout", 7, "다른 입력의 train 모드 dropout", False, ("hidden_dropout",), same_output("hidden_dropout")),
-    Check("hidden_gradients", 7, "parameter 기울기", False, ("hidden_gradients",), gradients),
+    Check(name="hidden_causal", points=8, title="다른 크기와 causal mask", cases=("hidden_causal",),
+          judge=output_check("hidden_causal"), visible=False),
+    Check(name="hidden_cross_mask", points=8, title="cross-attention과 padding mask (batch = head 수)",
+          cases=("hidden_cross_mask",), judge=output_check("hidden_cross_mask"), visible=False),
+    Check(name="hidden_dropout", points=7, title="다른 입력의 train 모드 dropout", cases=("hidden_dropout",),
+          judge=output_check("hidden_dropout"), visible=False),
+    Check(name="hidden_gradients", points=7, title="parameter 기울기", cases=("hidden_gradients",), judge=gradients,
+          visible=False),
 ]
 ### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from . import modules
+from .tensors import portable_randn
 
 CLASS = "PositionwiseFeedForward"
 
@@ -20,6 +21,7 @@ class Case:
     """One build of the student's class, and one forward call unless `kind` is "module"."""
 
     visible: bool
+    text: str  # the case in Korean, as diagnoses name it
     kind: str = "forward"  # "module" | "forward"
     seed: int = 0
     d_model: int = 8
@@ -31,15 +33,20 @@ class Case:
 
 
 CASES = {
-    "module": Case(visible=True, kind="module", seed=401),
-    "eval": Case(visible=True, seed=402),
+    "module": Case(visible=True, text="PositionwiseFeedForward(8, 32)의 구조", kind="module", seed=401),
+    "eval": Case(visible=True, text="eval 모드 입력 (2, 5, 8), d_ff=32", seed=402),
     # One sentence without a batch axis: nn.Linear works on any leading axes.
-    "no_batch_axis": Case(visible=True, seed=403, d_model=6, d_ff=10, shape=(7,)),
-    "dropout_train": Case(visible=True, seed=404, dropout=0.5, train=True),
+    "no_batch_axis": Case(visible=True, text="batch 축이 없는 입력 (7, 6), d_ff=10",
+                          seed=403, d_model=6, d_ff=10, shape=(7,)),
+    "dropout_train": Case(visible=True, text="train 모드 dropout=0.5 입력 (torch.manual_seed로 고정)",
+                          seed=404, dropout=0.5, train=True),
     ### BEGIN HIDDEN TESTS
-    "hidden_sizes": Case(visible=False, seed=844_101, d_model=12, d_ff=20, shape=(2, 3, 4)),
-    "hidden_dropout": Case(visible=False, seed=844_202, d_model=6, d_ff=24, dropout=0.3, shape=(3, 4), train=True),
-    "hidden_gradients": Case(visible=False, seed=844_303, d_model=10, d_ff=16, shape=(2, 3), gradients=True),
+    "hidden_sizes": Case(visible=False, text="숨겨진 입력 (다른 d_model, d_ff, 축 수)",
+                         seed=844_101, d_model=12, d_ff=20, shape=(2, 3, 4)),
+    "hidden_dropout": Case(visible=False, text="숨겨진 train 모드 dropout 입력",
+                           seed=844_202, d_model=6, d_ff=24, dropout=0.3, shape=(3, 4), train=True),
+    "hidden_gradients": Case(visible=False, text="숨겨진 기울기 입력",
+                             seed=844_303, d_model=10, d_ff=16, shape=(2, 3), gradients=True),
     ### END HIDDEN TESTS
 }
 
@@ -53,7 +60,7 @@ def make_inputs(name):
     """The case's input x, the same way every time."""
     case = CASES[name]
     generator = torch.Generator().manual_seed(case.seed)
-    return torch.randn(*case.shape, case.d_model, generator=generator)
+    return portable_randn((*case.shape, case.d_model), generator)
 
 
 def run_case(namespace, name):

@@ -6,8 +6,6 @@ in the reference) and says in Korean what differs, the way `load_state_dict(stri
 it: names missing, names unexpected, shapes that differ, names that share one tensor, and modules
 kept in a plain list (never registered). Expected names come from the reference, never typed here.
 """
-import warnings
-
 import torch
 
 from .compare import decode, shape_text
@@ -120,34 +118,15 @@ def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", li
 
 # ----------------------------------------------------------------------------- bug models
 
-def run_models(evidence, case, models, run_one, seed):
-    """{name: output or exception} of `run_one(name)` for every model name, RNG seeded like the probe; cached."""
-    cache = evidence.__dict__.setdefault("_module_models", {})
-    if case not in cache:
-        cache[case] = {}
-        for name in models:
-            with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
-                warnings.simplefilter("ignore")
-                torch.manual_seed(seed)
-                try:
-                    cache[case][name] = run_one(name)
-                except Exception as error:  # noqa: BLE001 - a bug model may fail the way the student's code did
-                    cache[case][name] = error
-    return cache[case]
+def same_output(student, produced):
+    """Does a bug model's result (a tensor, or a tuple whose first item is the output) reproduce the student's?"""
+    value = produced[0] if isinstance(produced, tuple) else produced
+    value = value.detach().to(torch.float64)
+    return value.shape == student.shape and bool(torch.allclose(student, value, rtol=1e-4, atol=1e-5))
 
 
-def first_match(results, output=None, error=None, skip=()):
-    """The first model name whose result reproduces the student's output (or exception), else None."""
-    for name, produced in results.items():
-        if name in skip:
-            continue
-        if error is not None:
-            if isinstance(produced, Exception) and type(produced).__name__ == error["type"] \
-                    and str(produced).strip().splitlines()[0][:300] == error["message"]:
-                return name
-        elif not isinstance(produced, Exception):
-            value = produced[0] if isinstance(produced, tuple) else produced
-            value = value.detach().to(torch.float64)
-            if value.shape == output.shape and torch.allclose(output, value, rtol=1e-4, atol=1e-5):
-                return name
-    return None
+def seeded(run, seed):
+    """`run()` with torch's global RNG seeded as the probe seeded it (train-mode dropout), restored afterwards."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return run()

@@ -22,12 +22,12 @@ def tolerance(dtype):
     return TOLERANCES.get(dtype, DEFAULT_TOLERANCE)
 
 
-def close(actual, expected, dtype="float32"):
-    """True when two float64 tensors agree within the tolerance of `dtype` (same shape, NaN never equal)."""
+def close(actual, expected, dtype="float32", equal_nan=False):
+    """True when two tensors agree within the tolerance of `dtype` (same shape; NaN equal only if `equal_nan`)."""
     if actual.shape != expected.shape:
         return False
     rtol, atol = tolerance(dtype)
-    return bool(torch.allclose(actual, expected, rtol=rtol, atol=atol))
+    return bool(torch.allclose(actual, expected.to(actual.dtype), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def shape_text(shape):

@@ -12,24 +12,16 @@ import torch
 import torch.nn.functional as F
 
 from . import ch04_probe as probe
-from . import module_judge, modules
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
 from .compare import close, decode
+from .contract import Chapter
 from .framework import Check, Finding, Verdict
-from .module_judge import first_match, parameter_count_problem, run_models
-
-CHAPTER_ID = "04_feedforward"
-PICTURE = ("eval", None, None)  # no heatmap for this chapter
-
-CASE_TEXT = {
-    "module": "PositionwiseFeedForward(8, 32)의 구조",
-    "eval": "eval 모드 입력 (2, 5, 8), d_ff=32",
-    "no_batch_axis": "batch 축이 없는 입력 (7, 6), d_ff=10",
-    "dropout_train": "train 모드 dropout=0.5 입력 (torch.manual_seed로 고정)",
-}
+from .module_judge import parameter_count_problem, same_output, seeded
 
 BUGS = {
-    "stub": "아직 작성하지 않은 부분이 있습니다(NotImplementedError). transformer.py의 TODO(04)를 채우세요.",
-    "missing": "클래스를 찾을 수 없습니다. 이름(PositionwiseFeedForward)과 들여쓰기를 확인하세요.",
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(04)"),
     "not_module": "PositionwiseFeedForward가 nn.Module을 상속하지 않습니다. class PositionwiseFeedForward(nn.Module):로 "
     "정의하고 __init__에서 super().__init__()을 부르세요.",
     "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
@@ -61,7 +53,7 @@ ACTIVATIONS = {
     "leaky_relu": ("other_activation", F.leaky_relu),
 }
 DROPOUTS = {"hidden": None, "after_w2": "dropout_after_w2", "before_w1": "dropout_before_w1", "none": "dropout_missing"}
-MODELS = tuple(itertools.product(ACTIVATIONS, DROPOUTS))
+MODEL_LIST = tuple(itertools.product(ACTIVATIONS, DROPOUTS))
 
 
 def feed_forward(case, x, weights, activation="relu", dropout_place="hidden"):
@@ -79,40 +71,40 @@ def feed_forward(case, x, weights, activation="relu", dropout_place="hidden"):
     return dropout(out) if dropout_place == "after_w2" else out
 
 
-def model_results(evidence, case):
-    """{(activation, dropout place): output} of every bug model on `case` (cached on the evidence)."""
-    spec, x = probe.CASES[case], evidence.inputs(case)
-    weights = modules.seeded_weights(evidence.reference(case)["structure"]["state_dict"], spec.seed)
-    return run_models(evidence, case, MODELS, lambda model: feed_forward(spec, x, weights, *model), spec.seed)
+def model_weights(spec):
+    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
+    d, d_ff = spec.d_model, spec.d_ff
+    names = [("w_1.weight", [d_ff, d]), ("w_1.bias", [d_ff]), ("w_2.weight", [d, d_ff]), ("w_2.bias", [d])]
+    return modules.seeded_weights(names, spec.seed)
 
 
-def _explain(model):
-    activation, place = model
-    bugs = (ACTIVATIONS[activation][0], DROPOUTS[place])
-    return " ".join(BUGS[bug] for bug in bugs if bug)
+def _label(activation, place):
+    """The bug keys a model stands for (None: the solution)."""
+    return tuple(bug for bug in (ACTIVATIONS[activation][0], DROPOUTS[place]) if bug) or None
 
 
-# ----------------------------------------------------------------------------- reading a trace
+def _call(model, case, x):
+    spec = probe.CASES[case]
+    return seeded(lambda: feed_forward(spec, x, model_weights(spec), *model), spec.seed)
+
+
+MODELS = BugModels("ch04", models=lambda case: [(_label(*model), model) for model in MODEL_LIST],
+                   call=_call, same=same_output, bugs=BUGS)
+
 
 def _visible(case):
     return probe.CASES[case].visible
 
 
 def _about(case, message):
-    return f"{CASE_TEXT.get(case, case)}: {message}"
+    return f"{probe.CASES[case].text}: {message}"
 
 
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
-    kind, message = error["type"], error["message"]
-    if kind == "NotImplementedError":
-        return BUGS["stub"]
-    if kind == "MissingFunction":
-        return BUGS["missing"]
-    if kind == "NotAModule":
+    if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    detail = f"{kind}: {message}" if _visible(case) and message else kind
-    return f"실행 중 오류가 났습니다 ({detail})."
+    return explain_error(evidence, case, error, BUGS)
 
 
 def read_output(evidence, case):
@@ -125,9 +117,9 @@ def output_problem(evidence, case, output):
     expected = decode(evidence.reference(case)["result"])
     if close(output, expected):
         return None
-    model = first_match(model_results(evidence, case), output, skip=(("relu", "hidden"),))
-    if model:
-        return _explain(model)
+    found = MODELS.matching(evidence, case, student=output)
+    if found:
+        return MODELS.explain(evidence, case, found)
     if output.shape != expected.shape:
         if _visible(case):
             return f"출력 모양이 {tuple(output.shape)}입니다. 입력과 같은 {tuple(expected.shape)}이어야 합니다."
@@ -151,7 +143,7 @@ def module_structure(evidence):
     return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
 
 
-def same_output(case):
+def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
 
     def verdict(evidence):
@@ -166,10 +158,15 @@ def same_output(case):
 
 
 CHECKS = [
-    Check("module_structure", 15, "w_1, w_2의 이름과 모양, dropout 0.1", True, ("module",), module_structure),
-    Check("eval_forward", 25, "eval 모드 출력 (2, 5, 8) → (2, 5, 8)", True, ("eval",), same_output("eval")),
-    Check("no_batch_axis", 10, "batch 축이 없는 입력도 위치마다", True, ("no_batch_axis",), same_output("no_batch_axis")),
-    Check("dropout_train", 20, "train 모드 dropout은 ReLU 뒤, w_2 앞 (시드 고정 시 기준과 같음)", True,
-          ("dropout_train",), same_output("dropout_train")),
+    Check(name="module_structure", points=15, title="w_1, w_2의 이름과 모양, dropout 0.1", cases=("module",),
+          judge=module_structure),
+    Check(name="eval_forward", points=25, title="eval 모드 출력 (2, 5, 8) → (2, 5, 8)", cases=("eval",),
+          judge=output_check("eval")),
+    Check(name="no_batch_axis", points=10, title="batch 축이 없는 입력도 위치마다", cases=("no_batch_axis",),
+          judge=output_check("no_batch_axis")),
+    Check(name="dropout_train", points=20, title="train 모드 dropout은 ReLU 뒤, w_2 앞 (시드 고정 시 기준과 같음)",
+          cases=("dropout_train",), judge=output_check("dropout_train")),
 ]
 
+
+CHAPTER = Chapter(id="04_feedforward", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

@@ -11,7 +11,7 @@ import zlib
 
 import torch
 
-from .tensors import describe_exception, encode
+from .tensors import describe_exception, encode, portable_randn
 
 MAX_NAMES = 64
 MISSING = {"kind": "missing"}
@@ -80,7 +80,8 @@ def seeded_weights(shapes, seed):
     for name, shape in shapes:
         generator = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
         bound = 1.0 / max(1, shape[-1] if shape else 1) ** 0.5
-        weights[name] = (torch.rand(*shape, generator=generator) * 2 - 1) * bound
+        uniform = torch.rand(*shape, generator=generator, dtype=torch.float64)  # float64: the same on every CPU
+        weights[name] = ((uniform * 2 - 1) * bound).to(torch.float32)
     return weights
 
 
@@ -113,7 +114,7 @@ def attributes(module, names):
 def gradients(module, output, inputs=(), seed=99):
     """Backpropagate a fixed random weighting of `output`; each parameter's gradient by name, and the inputs'."""
     try:
-        weighting = torch.randn(output.shape, generator=torch.Generator().manual_seed(seed))
+        weighting = portable_randn(output.shape, torch.Generator().manual_seed(seed))
         (output * weighting).sum().backward()
     except BaseException as error:  # noqa: BLE001
         return {"error": describe_exception(error)}

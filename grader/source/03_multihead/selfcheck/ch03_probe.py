@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from . import modules
-from .tensors import describe_exception, encode
+from .tensors import describe_exception, encode, portable_randn
 
 CLASS = "MultiHeadedAttention"
 ATTRIBUTES = ("attn", "d_k", "h")
@@ -24,6 +24,7 @@ class Case:
     """One build of the student's class (and a forward call), or one call of `clones`."""
 
     visible: bool
+    text: str  # the case in Korean, as diagnoses name it
     kind: str = "forward"  # "clones" | "module" | "forward"
     seed: int = 0
     h: int = 4
@@ -39,16 +40,20 @@ class Case:
 
 
 CASES = {
-    "clones": Case(visible=True, kind="clones", seed=301),
-    "module": Case(visible=True, kind="module", seed=302, h=4, d_model=32),
+    "clones": Case(visible=True, text="clones(nn.Linear(3, 2), 4)", kind="clones", seed=301),
+    "module": Case(visible=True, text="MultiHeadedAttention(4, 32)의 구조", kind="module", seed=302, h=4, d_model=32),
     # The demo's shapes: self-attention on (2, 6, 32) with 4 heads.
-    "self_attn": Case(visible=True, seed=303, h=4, d_model=32, batch=2, query_len=6),
+    "self_attn": Case(visible=True, text="self-attention 입력 (2, 6, 32), h=4",
+                      seed=303, h=4, d_model=32, batch=2, query_len=6),
     # Cross-attention: 4 queries against 6 keys, value ≠ key.
-    "cross": Case(visible=True, seed=304, h=2, d_model=16, batch=2, query_len=4, key_len=6, distinct_value=True),
+    "cross": Case(visible=True, text="cross-attention 입력 (query 4개, key 6개, key ≠ value), h=2",
+                  seed=304, h=2, d_model=16, batch=2, query_len=4, key_len=6, distinct_value=True),
     # A padding mask (batch, 1, key length) per example; batch 3 ≠ 2 heads.
-    "padding": Case(visible=True, seed=305, h=2, d_model=16, batch=3, query_len=5, mask=("padding", (5, 3, 4))),
+    "padding": Case(visible=True, text="padding mask (3, 1, 5) 입력, batch 3, h=2",
+                    seed=305, h=2, d_model=16, batch=3, query_len=5, mask=("padding", (5, 3, 4))),
     # Seeded train-mode forward with a non-default dropout rate.
-    "dropout_train": Case(visible=True, seed=306, h=4, d_model=32, dropout=0.5, batch=2, query_len=5, train=True),
+    "dropout_train": Case(visible=True, text="train 모드 dropout=0.5 입력 (torch.manual_seed로 고정)",
+                          seed=306, h=4, d_model=32, dropout=0.5, batch=2, query_len=5, train=True),
 }
 
 
@@ -74,7 +79,7 @@ def make_inputs(name):
     generator = torch.Generator().manual_seed(case.seed)
 
     def draw(length):
-        return torch.randn(case.batch, length, case.d_model, generator=generator)
+        return portable_randn((case.batch, length, case.d_model), generator)
 
     query = draw(case.query_len)
     if case.key_len is None:
