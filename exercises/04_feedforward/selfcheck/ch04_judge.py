@@ -6,6 +6,7 @@ output with the reference's. A failed forward names the most likely bug by runni
 networks with another activation or another place for dropout ("bug models") on the same seeded
 weights, input and RNG seed as the probe, and matching the student's numbers.
 """
+import functools
 import itertools
 
 import torch
@@ -71,6 +72,7 @@ def feed_forward(case, x, weights, activation="relu", dropout_place="hidden"):
     return dropout(out) if dropout_place == "after_w2" else out
 
 
+@functools.lru_cache(maxsize=64)
 def model_weights(spec):
     """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
     d, d_ff = spec.d_model, spec.d_ff

@@ -7,6 +7,7 @@ reference's. A failed forward names the most likely bug by running known wrong m
 attentions ("bug models") with the same seeded weights, inputs and RNG seed as the probe, and
 matching the student's numbers or exception.
 """
+import functools
 import math
 
 import torch
@@ -103,6 +104,7 @@ def multi_head(case, inputs, weights, bug="correct"):
     return x, p_attn
 
 
+@functools.lru_cache(maxsize=64)
 def model_weights(spec):
     """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
     d = spec.d_model
