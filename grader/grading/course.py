@@ -5,10 +5,11 @@ from pathlib import Path
 
 from grader import paths
 
+from .naming import NAMED_REGEXP
+
 DEFAULT_COURSE_ID = "default_course"  # nbgrader's own default
-# nbgrader's documented LMS naming (Blackboard-style `…_<student>_attempt_<timestamp>_<file>`).
 DEFAULT_VALID_EXT = (".ipynb",)  # FileNameCollectorPlugin.valid_ext's default
-DEFAULT_NAMED_REGEXP = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
+DEFAULT_NAMED_REGEXP = NAMED_REGEXP  # nbgrader's documented LMS naming
 
 
 class Course:
