@@ -57,10 +57,10 @@ def case_names(visible_only=False):
 
 
 def make_inputs(name):
-    """The case's input x, the same way every time."""
+    """The case's inputs, the same way every time: (x,)."""
     case = CASES[name]
     generator = torch.Generator().manual_seed(case.seed)
-    return portable_randn((*case.shape, case.d_model), generator)
+    return (portable_randn((*case.shape, case.d_model), generator),)
 
 
 def run_case(namespace, name):
@@ -70,5 +70,5 @@ def run_case(namespace, name):
     kwargs = {} if case.dropout is None else {"dropout": case.dropout}
     if case.kind == "module":
         return modules.record(namespace, CLASS, args, kwargs, case.seed)
-    return modules.record(namespace, CLASS, args, kwargs, case.seed, (make_inputs(name),), case.train,
+    return modules.record(namespace, CLASS, args, kwargs, case.seed, make_inputs(name), case.train,
                           with_gradients=case.gradients)

@@ -7,7 +7,7 @@ from grader import paths
 from grader.build import regions
 from tests.checks.test_module_chapter_material import demo_output
 
-pytestmark = pytest.mark.checks
+pytestmark = [pytest.mark.checks, pytest.mark.ch03]
 
 CHAPTER = "03_multihead"
 

@@ -1,13 +1,15 @@
-"""Chapter 03 specifics beyond its expectation table: when a mistake shows, and when it does not."""
+"""Chapter 03 specifics beyond its expectations table: when a mistake shows, and what the messages name."""
 import pytest
 
-from tests.checks.module_chapters import CH03, grade
+from .chapters import CHAPTERS, grade
 
-pytestmark = pytest.mark.checks
+pytestmark = [pytest.mark.checks, pytest.mark.ch03]
+
+CH03 = next(chapter for chapter in CHAPTERS if chapter.id == "03_multihead")
 
 
 def _results(name):
-    return {r.name: r for r in grade(CH03.chapter, CH03.fixture(name))}
+    return {r.name: r for r in grade(CH03, CH03.fixture(name))}
 
 
 def test_mask_without_head_axis_is_only_wrong_with_per_example_padding():
@@ -26,12 +28,16 @@ def test_key_as_value_is_only_wrong_when_key_differs_from_value():
 
 def test_shared_weights_name_the_aliased_parameters():
     """`[nn.Linear(...)] * 4`: the structure check names the parameters that are one tensor."""
-    message = _results("shared_clones")["module_structure"].message
-    assert "`linears.0.weight` = `linears.1.weight`" in message
+    assert "`linears.0.weight` = `linears.1.weight`" in _results("shared_clones")["module_structure"].message
 
 
-def test_renamed_linears_keeps_clones_points():
-    """A module with other attribute names still earns the clones check (clones itself is right)."""
-    results = _results("renamed_linears")
-    assert results["clones_deep_copies"].passed
-    assert {n for n, r in results.items() if not r.passed} == CH03.checks - {"clones_deep_copies"}
+@pytest.mark.parametrize("chapter_id, fixture, expected, found", [
+    ("03_multihead", "renamed_linears", "linears.0.weight", "layers.0.weight"),
+    ("04_feedforward", "renamed_layers", "w_1.weight", "linear1.weight"),
+])
+def test_other_names_show_expected_and_found_names(chapter_id, fixture, expected, found):
+    """Attributes named otherwise than the contract: the visible structure check lists both sets of names."""
+    chapter = next(c for c in CHAPTERS if c.id == chapter_id)
+    message = {r.name: r for r in grade(chapter, chapter.fixture(fixture))}["module_structure"].message
+    assert f"`{expected}`" in message and f"`{found}`" in message
+    assert "기준의 이름" in message and "찾은 이름" in message

@@ -6,7 +6,7 @@ import pytest
 from grader import paths
 from tests.checks.test_module_chapter_material import demo_output
 
-pytestmark = pytest.mark.checks
+pytestmark = [pytest.mark.checks, pytest.mark.ch04]
 
 CHAPTER = "04_feedforward"
 

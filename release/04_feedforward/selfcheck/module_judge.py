@@ -12,6 +12,7 @@ from .compare import decode, shape_text
 from .framework import Finding
 
 MAX_LISTED = 8
+NAMES_DIFFER = "parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다)."
 
 
 def names_text(names):
@@ -52,8 +53,8 @@ def names_problem(expected, found, visible=True):
         return None
     parts = []
     if missing or unexpected:
-        parts.append("parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다). "
-                     f"있어야 하는데 없는 이름: {names_text(missing)}. 기준에 없는 이름: {names_text(unexpected)}.")
+        parts.append(f"{NAMES_DIFFER} 있어야 하는데 없는 이름: {names_text(missing)}. "
+                     f"기준에 없는 이름: {names_text(unexpected)}.")
         if visible:
             parts.append(f"기준의 이름: {names_text(list(want))}. 찾은 이름: {names_text(list(have))}.")
     for name in reshaped[:3]:

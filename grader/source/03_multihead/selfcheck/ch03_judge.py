@@ -33,6 +33,7 @@ BUGS = {
     "clones_container": "clones는 nn.ModuleList를 돌려줘야 합니다.",
     "clones_length": "clones(module, N)은 정확히 N개의 복사본을 돌려줘야 합니다.",
     "clones_fresh": "복사본의 처음 값이 원본 module과 다릅니다. 새 층을 만들지 말고 넘겨받은 module을 copy.deepcopy로 복사하세요.",
+    "names": module_judge.NAMES_DIFFER,
     "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
     "no_split_transpose": "head를 나눌 때 view(batch, -1, h, d_k) 다음 transpose(1, 2)를 빠뜨렸습니다. 그러면 attention이 "
     "토큰 축이 아니라 head 축을 따라 섞습니다. (batch, h, 길이, d_k)가 되도록 transpose(1, 2)를 하세요.",
