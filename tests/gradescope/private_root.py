@@ -3,13 +3,17 @@
 Everything else of the host is bound as it is (no new pid namespace, root keeps every capability), so
 run_autograder sees the real /autograder paths, can create its user in a throwaway copy of /etc and can
 start bubblewrap itself, as in Gradescope's container.
+
+/root is a world-traversable tmpfs holding only the Python installation, if it lives there (pyenv): on
+Gradescope the interpreter is a system one, readable by the unprivileged account that runs student code.
 """
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
-_OWN = {"autograder", "etc", "proc", "dev"}
+_OWN = {"autograder", "etc", "proc", "dev", "root"}
 
 
 class PrivateRoot:
@@ -47,6 +51,12 @@ class PrivateRoot:
                 arguments += ["--symlink", os.readlink(path), path]
             elif os.path.isdir(path):
                 arguments += ["--bind", path, path]
+        arguments += ["--perms", "0755", "--tmpfs", "/root"]
+        for tree in sorted({os.path.realpath(p) for p in (sys.base_prefix, os.path.realpath(sys.executable) + "/../..")}):
+            if tree.startswith("/root/"):
+                for parent in reversed(Path(tree).parents[:-2]):  # bubblewrap would make them 0700
+                    arguments += ["--perms", "0755", "--dir", str(parent)]
+                arguments += ["--bind", tree, tree]
         arguments += ["--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc",
                       "--bind", str(self.etc), "/etc", "--bind", str(self.autograder), "/autograder"]
         return [*arguments, "--", *argv]
