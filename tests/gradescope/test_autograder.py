@@ -239,3 +239,55 @@ def _collect_floats(value, found):
             _collect_floats(item, found)
     elif isinstance(value, float) and 1e-3 < abs(value) and abs(abs(value) - 1) > 1e-3:
         found.add(f"{value:.4f}")
+
+
+@pytest.fixture(scope="module")
+def fallback_root(tmp_path_factory):
+    """An autograder with a 3 s limit, installed in a private /autograder, bubblewrap forced off."""
+    folder = tmp_path_factory.mktemp("limits")
+    archive = folder / "autograder-01.zip"
+    done = run([PYTHON, "-m", "grader", "gradescope", "01", "--out", str(archive), "--timeout", "3",
+                "--hidden-visibility", "hidden"])
+    assert done.returncode == 0, done.stderr
+    root = PrivateRoot(folder / "root")
+    _install(root, archive)
+    return root
+
+
+def _grade_text(root, code, name="transformer.py"):
+    shutil.rmtree(root.submission)
+    root.submission.mkdir()
+    (root.submission / name).write_text(code, encoding="utf-8")
+    done = root.run(["/autograder/source/run_autograder"], env={"PATH": os.defpath, "GRADER_BUBBLEWRAP": "0"})
+    assert done.returncode == 0, done.stderr
+    return json.loads(root.results.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("code, status, words", [
+    ("while True:\n    pass\n", "timeout", "시간 제한(3초)"),
+    ("while True:\n    print('x' * 10000)\n", "output_limit", "출력이나 돌려준 값이 너무 커서"),
+    ("import os\nos.kill(os.getpid(), 9)\n", "crashed", "비정상"),
+])
+def test_hangs_floods_and_crashes_still_get_results(fallback_root, code, status, words):
+    """Whatever the student's code does, results.json says why it scored 0; hidden checks as configured."""
+    data = _grade_text(fallback_root, code)
+    assert data["score"] == 0.0 and data["extra_data"]["status"] == status
+    assert words in data["output"]
+    assert {test["visibility"] for test in data["tests"]} == {"visible", "hidden"}
+
+
+def test_a_wrong_upload_gets_a_korean_message(fallback_root):
+    data = _grade_text(fallback_root, "%PDF-1.4", name="report.pdf")
+    assert data["score"] == 0.0 and "report.pdf" in data["output"] and "transformer.py 하나를 제출하세요" in data["output"]
+
+
+def test_results_are_written_even_if_the_grader_dies(fallback_root):
+    """run_autograder's own last resort: the grader's interpreter fails to start at all."""
+    python_path = fallback_root.source / "python-path"
+    saved = python_path.read_text()
+    python_path.write_text("/bin/false\n")
+    try:
+        data = _grade_text(fallback_root, "x = 1\n")
+    finally:
+        python_path.write_text(saved)
+    assert data["score"] == 0.0 and data["extra_data"]["status"] == "grader_error" and "조교" in data["output"]
