@@ -3,7 +3,7 @@ import zipfile
 from pathlib import Path
 
 from grader import chapters, paths
-from grader.sandbox.staging import REPO_ROOT, module_path, imported_modules
+from grader.sandbox.staging import ALWAYS, REPO_ROOT, closure, module_path, sandbox_modules
 
 from .settings import Settings
 
@@ -15,18 +15,8 @@ SCRIPT_MODE = 0o755
 
 def modules(number):
     """Every `grader` module grading chapter `number` imports (package __init__ files followed too)."""
-    todo = [ENTRY, f"grader.checks.ch{number}_judge", f"grader.checks.ch{number}_probe", "grader.checks.execute",
-            *(f"grader.sandbox.{path.stem}" for path in (REPO_ROOT / "grader" / "sandbox").glob("*.py"))]
-    needed = set()
-    while todo:
-        name = todo.pop()
-        if name in needed:
-            continue
-        needed.add(name)
-        parts = name.split(".")
-        todo.extend(".".join(parts[:depth]) for depth in range(1, len(parts)))
-        todo.extend(imported_modules(name) - needed)
-    return sorted(needed)
+    roots = [ENTRY, f"grader.checks.ch{number}_judge", f"grader.checks.ch{number}_probe", *ALWAYS, *sandbox_modules()]
+    return closure(roots, follow_packages=True)
 
 
 def files(settings):
