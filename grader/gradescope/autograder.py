@@ -40,38 +40,53 @@ def student_uid(settings):
         return FALLBACK_UID
 
 
-def use_bubblewrap():
+def bubblewrap_choices():
+    """The sandboxes to try in turn: as GRADER_BUBBLEWRAP says, else bubblewrap if it works, then the fallback."""
     switch = os.environ.get(BUBBLEWRAP_SWITCH, "")
-    return {"0": False, "1": True}.get(switch)
+    return {"0": [False], "1": [True]}.get(switch, [None, False])
+
+
+def run_sandboxed(submission, judge, settings, limits, use_bwrap):
+    """(submission, verdicts, run) of one sandboxed run; every process of the student's account is killed after it."""
+    from grader.grading.pipeline import grade as grade_all
+    from grader.sandbox import SandboxPool
+    from grader.sandbox.processes import kill_uid
+
+    uid = student_uid(settings)
+    try:
+        with SandboxPool(f"grader.checks.ch{settings.number}_probe", jobs=1, limits=limits, use_bwrap=use_bwrap,
+                         run_as=uid) as pool:
+            for graded in grade_all([submission], pool, judge):
+                return graded
+    finally:
+        if uid is not None:
+            kill_uid(uid)  # anything the student's code left behind, wherever it went
+    raise RuntimeError("the sandbox returned no result")
 
 
 def grade(settings):
-    """Grade the submission; return (the grading document `grade` writes, the limits used)."""
+    """Grade the submission; return the grading document `python -m grader grade` writes for it."""
     from grader.checks import judge_module
     from grader.grading.judging import Judge
-    from grader.grading.pipeline import grade as grade_all
     from grader.grading.report import document
-    from grader.sandbox import Limits, SandboxPool
-    from grader.sandbox.processes import kill_uid
+    from grader.sandbox import Limits, SandboxError
 
     from .submission import find
 
     limits = Limits(wall_seconds=settings.wall_seconds, cpu_seconds=max(1, int(settings.wall_seconds)))
     module = judge_module(settings.number)
-    submission = find(SUBMISSION, module.CHAPTER_ID)
+    submission, problem = find(SUBMISSION, module.CHAPTER_ID)
     judge = Judge(module, limits)
-    if submission._problem:  # nothing to run: no sandbox needed
-        return document(submission, judge.judge_unreadable(submission._problem))
-    uid = student_uid(settings)
-    try:
-        with SandboxPool(f"grader.checks.ch{settings.number}_probe", jobs=1, limits=limits,
-                         use_bwrap=use_bubblewrap(), run_as=uid) as pool:
-            for graded, verdicts, run in grade_all([submission], pool, judge):
-                return document(graded, verdicts, run)
-    finally:
-        if uid is not None:
-            kill_uid(uid)  # anything the student's code left behind, wherever it went
-    raise RuntimeError("the sandbox returned no result")
+    if problem:  # nothing to run: no sandbox needed
+        return document(submission, judge.judge_unreadable(problem))
+    choices = bubblewrap_choices()
+    for number, use_bwrap in enumerate(choices, 1):
+        try:
+            return document(*run_sandboxed(submission, judge, settings, limits, use_bwrap))
+        except SandboxError:  # e.g. bubblewrap starts but its workers may not unshare: try the fallback
+            if number == len(choices):
+                raise
+            traceback.print_exc()
 
 
 def write_results(data):

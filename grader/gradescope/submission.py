@@ -50,12 +50,11 @@ def choose(folder, chapter_id):
 
 
 def find(folder, chapter_id, student_id="student"):
-    """The Submission to grade from `folder`; one whose `read` raises a Korean SubmissionError if there is none."""
+    """(the Submission to grade from `folder`, None) or (a Submission that cannot be read, a Korean problem)."""
     folder = Path(folder)
     relative, problem = choose(folder, chapter_id) if folder.is_dir() else (None, "제출물이 없습니다.")
     if relative is None:
-        return Submission(student_id, student_id, str(folder), _problem=problem)
+        return Submission(student_id, student_id, str(folder), _problem=problem), problem
     path = folder / relative
-    link_problem = "심볼릭 링크는 채점하지 않습니다." if path.is_symlink() else None
-    candidate = Candidate(student_id, path.name, str(relative), path=path, problem=link_problem)
-    return Submission(student_id, student_id, str(relative), _candidate=candidate)
+    candidate = Candidate(student_id, path.name, str(relative), path=path)
+    return Submission(student_id, student_id, str(relative), _candidate=candidate), None

@@ -40,6 +40,7 @@ def test_a_symlink_is_never_read(tmp_path):
     secret.write_text("{}", encoding="utf-8")
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "transformer.py").symlink_to(secret)
-    submission = find(tmp_path / "submission", "01_attention")
+    submission, problem = find(tmp_path / "submission", "01_attention")
+    assert "찾지 못했습니다" in problem
     with pytest.raises(Exception, match="찾지 못했습니다"):
         submission.read()
