@@ -1,4 +1,5 @@
 """Write a chapter's Gradescope autograder zip: setup.sh and run_autograder at its root, the grader code it needs."""
+import sys
 import zipfile
 from pathlib import Path
 
@@ -51,8 +52,6 @@ def write(settings, out):
 
 def run(chapter, out, hidden_visibility="after_published", timeout=None):
     """`python -m grader gradescope`: write the zip; return the exit status."""
-    import sys
-
     try:
         chapter_id = chapters.find(chapter).id
     except chapters.UnknownChapter:
