@@ -1,0 +1,279 @@
+"""Chapter 05 checks: `Embeddings` (lut × √d_model) and `PositionalEncoding` (the `pe` buffer, sliced, dropout).
+
+Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
+reference's. `PositionalEncoding` is judged freshly built (a loaded state_dict would replace the
+student's `pe`). A wrong output names the most likely bug by running "bug models" — another scale,
+sin and cos swapped or concatenated, the sign of div_term flipped, dropout elsewhere — on the same
+weights, input and RNG seed as the probe, and matching the student's numbers.
+"""
+import itertools
+import math
+import re
+
+import torch
+import torch.nn.functional as F
+
+from . import ch05_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
+from .compare import close, decode
+from .contract import Chapter
+from .framework import Check, Finding, Verdict
+from .module_judge import parameter_count_problem, same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(05)"),
+    "not_module": "Embeddings와 PositionalEncoding은 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
+    "__init__에서 super().__init__()을 부르세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "emb_no_scale": "Embeddings의 출력에 √d_model을 곱하지 않았습니다. 원문은 임베딩 벡터에 √d_model을 곱해, "
+    "더해질 위치 인코딩(성분이 -1~1)보다 크기가 작아지지 않게 합니다: self.lut(x) * math.sqrt(self.d_model).",
+    "emb_times_d_model": "Embeddings의 출력에 √d_model이 아니라 d_model을 곱했습니다. 제곱근을 씌우세요: "
+    "math.sqrt(self.d_model).",
+    "emb_divided": "Embeddings의 출력을 √d_model로 나눴습니다. √d_model을 곱해야 합니다.",
+    "pe_not_registered": "`pe`가 state_dict에 없습니다. 텐서를 self.pe = pe처럼 속성에 넣기만 하면(또는 "
+    "persistent=False로 등록하면) 모델과 함께 저장·복원되지 않고 .to(device)로 옮겨지지도 않습니다. "
+    "self.register_buffer(\"pe\", pe)로 등록하세요.",
+    "pe_parameter": "`pe`가 nn.Parameter로 등록되어 있습니다. 출력은 같아도 parameters()에 들어가서 optimizer가 "
+    "위치 인코딩을 학습 대상으로 삼습니다(requires_grad=False로 막아도 parameter 목록과 개수는 달라집니다). "
+    "pe는 계산해 둔 고정 값이므로 self.register_buffer(\"pe\", pe)로 buffer로 등록하세요.",
+    "dropout_module": "PositionalEncoding에 p=dropout인 nn.Dropout(self.dropout)이 없거나 비율이 다릅니다. "
+    "self.dropout = nn.Dropout(p=dropout)으로 만드세요.",
+    "pe_swapped": "sin과 cos의 자리가 바뀌었습니다. 짝수 열(0, 2, 4, …)이 sin, 홀수 열(1, 3, 5, …)이 cos입니다. "
+    "그래서 위치 0의 행은 [0, 1, 0, 1, …]입니다.",
+    "pe_concatenated": "sin과 cos를 번갈아 끼우지 않고 이어 붙였습니다(앞 절반 sin, 뒤 절반 cos). 같은 주파수의 "
+    "sin과 cos가 이웃한 두 열(2i, 2i+1)에 들어가야 합니다: 짝수 열은 pe[:, 0::2], 홀수 열은 pe[:, 1::2]로 고르세요.",
+    "pe_div_sign": "div_term 지수의 부호가 반대입니다. exp(+2i·log(10000)/d_model)은 뒤 열로 갈수록 주파수가 "
+    "10000배까지 커집니다. 뒤 열일수록 천천히 돌도록 음수 지수 exp(-2i·log(10000)/d_model), 곧 "
+    "1/10000^(2i/d_model)을 쓰세요.",
+    "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
+    "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
+    "pe_not_added": "출력이 입력과 같습니다. 위치 인코딩 pe를 입력 x에 더해야 합니다.",
+    "pe_not_sliced": "pe를 입력 길이로 자르지 않아 (1, max_len, d_model)짜리 표 전체를 더하려 했습니다. "
+    "입력의 토큰 수 x.size(1)만큼, 곧 self.pe[:, :x.size(1)]만 더하세요.",
+    "pe_sliced_by_batch": "pe를 x.size(0)(batch 크기)로 잘랐습니다. 입력은 (batch, 토큰 수, d_model)이므로 "
+    "토큰 수 x.size(1)로 잘라야 합니다.",
+    "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. pe를 더한 뒤 self.dropout을 적용하세요.",
+    "dropout_on_pe": "dropout을 pe에만 적용하고 x에 더했습니다. x + pe 전체에 dropout을 적용하세요.",
+    "dropout_before_add": "dropout을 x에 먼저 적용한 뒤 pe를 더했습니다. pe를 더한 뒤(x + pe) dropout을 적용하세요.",
+}
+
+# ----------------------------------------------------------------------------- bug models
+
+SCALES = {"sqrt": (None, math.sqrt), "none": ("emb_no_scale", lambda d: 1.0),
+          "d_model": ("emb_times_d_model", float), "divided": ("emb_divided", lambda d: 1 / math.sqrt(d))}
+TABLES = {"interleaved": None, "swapped": "pe_swapped", "concatenated": "pe_concatenated", "sign": "pe_div_sign",
+          "none": "pe_not_added"}
+PLACES = {"after_add": None, "none": "dropout_missing", "on_pe": "dropout_on_pe", "before_add": "dropout_before_add"}
+
+
+def pe_rows(length, d_model, table="interleaved"):
+    """The first `length` rows of a positional-encoding table built the `table` way, (length, d_model)."""
+    if table == "none":
+        return torch.zeros(length, d_model)
+    exponent = torch.arange(0, d_model, 2) * (math.log(10000.0) / d_model)
+    frequency = torch.exp(exponent if table == "sign" else -exponent)
+    angle = torch.arange(length).unsqueeze(1) * frequency
+    sin, cos = torch.sin(angle), torch.cos(angle)
+    if table == "concatenated":
+        return torch.cat([sin, cos], dim=-1)
+    pair = (cos, sin) if table == "swapped" else (sin, cos)
+    return torch.stack(pair, dim=-1).reshape(length, d_model)
+
+
+def positional(spec, x, table, place):
+    """PositionalEncoding's forward with one way of building the table and one place for dropout."""
+    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
+    rows = pe_rows(x.size(1), spec.d_model, table).unsqueeze(0)
+    if place == "on_pe":
+        return x + dropout(rows)
+    if place == "before_add":
+        return dropout(x) + rows
+    added = x + rows
+    return added if place == "none" else dropout(added)
+
+
+def embedding_weights(spec):
+    """The `lut.weight` the probe loads into an Embeddings named like the solution, drawn again from the seed."""
+    return modules.seeded_weights([("lut.weight", [spec.vocab, spec.d_model])], spec.seed)["lut.weight"]
+
+
+def _models(case):
+    """(label, model) pairs for `case`, the solution's own way first."""
+    if probe.CASES[case].cls == probe.EMBEDDINGS:
+        return [(SCALES[scale][0], ("scale", scale)) for scale in SCALES]
+    pairs = itertools.product(TABLES, PLACES)
+    return [(tuple(bug for bug in (TABLES[t], PLACES[p]) if bug) or None, ("pe", t, p)) for t, p in pairs]
+
+
+def _call(model, case, inputs):
+    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
+    spec = probe.CASES[case]
+    if model[0] == "scale":
+        return F.embedding(inputs[0], embedding_weights(spec)) * SCALES[model[1]][1](spec.d_model)
+    return seeded(lambda: positional(spec, inputs[0], *model[1:]), spec.seed)
+
+
+MODELS = BugModels("ch05", models=_models, call=_call, same=same_output, bugs=BUGS)
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def _visible(case):
+    return probe.CASES[case].visible
+
+
+def _about(case, message):
+    return f"{probe.CASES[case].text}: {message}"
+
+
+def broadcast_problem(case, error):
+    """The bug behind "The size of tensor a (L) must match the size of tensor b (n)" when pe was cut wrongly."""
+    spec = probe.CASES[case]
+    if spec.cls != probe.POSITIONAL or "must match the size of tensor" not in error.get("message", ""):
+        return None
+    sizes = {int(n) for n in re.findall(r"\((\d+)\)", error["message"])}
+    if (spec.max_len or 5000) in sizes:
+        return BUGS["pe_not_sliced"]
+    if spec.shape[0] in sizes:
+        return BUGS["pe_sliced_by_batch"]
+    return None
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    return broadcast_problem(case, error) or explain_error(evidence, case, error, BUGS)
+
+
+def registration_problem(case, expected, found):
+    """Korean: `pe` kept outside the state_dict, or None (only PositionalEncoding has a `pe`)."""
+    names = {name for name, _ in found["state_dict"]}
+    if probe.CASES[case].cls == probe.POSITIONAL and "pe" not in names and "pe" in dict(expected["state_dict"]):
+        return BUGS["pe_not_registered"]
+    return None
+
+
+def read_module(evidence, case):
+    """The student's trace of `case` with the reference's structure, or raise Finding with a diagnosis."""
+    trace = evidence.trace(case)
+    if "structure" in trace:
+        problem = registration_problem(case, evidence.reference(case)["structure"], trace["structure"])
+        if problem:
+            raise Finding(problem)
+    return module_judge.read_module(evidence, case, error_diagnosis, _visible(case))
+
+
+def read_output(evidence, case):
+    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
+    if probe.CASES[case].kind == "embed":
+        return module_judge.read_output(evidence, case, error_diagnosis, _visible(case))
+    trace = evidence.trace(case)  # a fresh module: nothing was loaded by name, so only its output counts here
+    if "error" in trace or "result" not in trace:
+        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    result = trace["result"]
+    if result["kind"] != "tensor":
+        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
+    return decode(result)
+
+
+def frequency_problem(evidence, case, output, expected):
+    """In eval mode, output − x is the student's pe: the first sin/cos pair right and the rest wrong → div_term."""
+    spec = probe.CASES[case]
+    if spec.train or spec.cls != probe.POSITIONAL or output.shape != expected.shape:
+        return None
+    x = evidence.inputs(case)[0].to(torch.float64)
+    found, wanted = output - x, expected - x
+    if close(found[..., :2], wanted[..., :2]) and not close(found[..., 2:], wanted[..., 2:]):
+        return BUGS["pe_frequencies"]
+    return None
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    found = MODELS.matching(evidence, case, student=output)
+    if found:
+        return MODELS.explain(evidence, case, found)
+    if output.shape != expected.shape:
+        if _visible(case):
+            return f"출력 모양이 {tuple(output.shape)}입니다. {tuple(expected.shape)}이어야 합니다."
+        return "출력 모양이 기준과 다릅니다."
+    return frequency_problem(evidence, case, output, expected) or "출력 값이 기준과 다릅니다."
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def embeddings_structure(evidence):
+    """Embeddings(16, 11): one `lut.weight` (11×16), 176 parameters."""
+    case = "embeddings_module"
+    try:
+        trace = read_module(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    problem = parameter_count_problem(evidence.reference(case)["structure"], trace["structure"])
+    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+
+def pe_structure(evidence):
+    """PositionalEncoding(20, 0.1): `pe` (1, 5000, 20) a buffer, no parameters, dropout 0.1."""
+    case = "pe_module"
+    try:
+        trace = read_module(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    found, expected = trace["structure"], evidence.reference(case)["structure"]
+    problem = None
+    if any(name == "pe" for name, *_ in found["parameters"]):
+        problem = BUGS["pe_parameter"]
+    elif sorted(p for _, p in found["dropout"]) != sorted(p for _, p in expected["dropout"]):
+        problem = BUGS["dropout_module"]
+    else:
+        problem = parameter_count_problem(expected, found)
+    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+
+    def verdict(evidence):
+        try:
+            output = read_output(evidence, case)
+        except Finding as finding:
+            return Verdict.fail(_about(case, finding.message))
+        problem = output_problem(evidence, case, output)
+        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+    return verdict
+
+
+CHECKS = [
+    Check(name="embeddings_structure", points=10, title="self.lut: nn.Embedding(vocab, d_model)",
+          cases=("embeddings_module",), judge=embeddings_structure),
+    Check(name="embeddings_scale", points=15, title="Embeddings 출력 = lut(x) × √d_model", cases=("embeddings",),
+          judge=output_check("embeddings")),
+    Check(name="pe_structure", points=15, title="pe는 (1, max_len, d_model) buffer, parameter 없음, dropout",
+          cases=("pe_module",), judge=pe_structure),
+    Check(name="pe_eval", points=20, title="새로 만든 PositionalEncoding의 eval 출력 = x + pe[:, :길이]",
+          cases=("pe_eval",), judge=output_check("pe_eval")),
+    Check(name="pe_dropout_train", points=10, title="train 모드 dropout은 x + pe 뒤 (시드 고정 시 기준과 같음)",
+          cases=("pe_dropout_train",), judge=output_check("pe_dropout_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_embeddings", points=10, title="다른 d_model, vocab의 Embeddings", cases=("hidden_embeddings",),
+          judge=output_check("hidden_embeddings"), visible=False),
+    Check(name="hidden_pe", points=10, title="다른 d_model, max_len, 길이의 PositionalEncoding", cases=("hidden_pe",),
+          judge=output_check("hidden_pe"), visible=False),
+    Check(name="hidden_pe_dropout", points=10, title="다른 입력의 train 모드 dropout", cases=("hidden_pe_dropout",),
+          judge=output_check("hidden_pe_dropout"), visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="05_embeddings", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

@@ -1,0 +1,25 @@
+"""Chapter 05's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch05_judge.BUGS`), never retyped.
+"""
+from .chapters import fails
+
+EMBEDDINGS = frozenset({"embeddings_structure", "embeddings_scale", "hidden_embeddings"})
+PE_OUTPUTS = frozenset({"pe_eval", "pe_dropout_train", "hidden_pe", "hidden_pe_dropout"})
+TRAIN = frozenset({"pe_dropout_train", "hidden_pe_dropout"})
+
+EXPECTED = {
+    "emb_no_scale": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_no_scale"),  # return self.lut(x)
+    "emb_times_d_model": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_times_d_model"),  # × d_model
+    "renamed_lut": fails(65, EMBEDDINGS, "names"),  # self.embedding instead of self.lut
+    "pe_sin_cos_swapped": fails(50, PE_OUTPUTS, "pe_swapped"),  # even columns cos, odd columns sin
+    "pe_concatenated": fails(50, PE_OUTPUTS, "pe_concatenated"),  # torch.cat([sin, cos], dim=1)
+    "pe_div_term_sign": fails(50, PE_OUTPUTS, "pe_div_sign"),  # exp(+2i·log(10000)/d)
+    # same outputs: only the module's structure shows these two
+    "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
+    "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
+    "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
+    "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
+    "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
+    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", pe_structure="dropout_module"),
+}
