@@ -27,6 +27,7 @@ MATERIAL = {
     "03_multihead": Material(("self.linears", "self.attn", "self.dropout", "self.d_k", "self.h"), ("(3, 2)",)),
     "04_feedforward": Material(("self.w_1", "self.w_2", "self.dropout")),
     "05_embeddings": Material(("self.lut", "self.d_model", "self.dropout", 'register_buffer("pe"')),
+    "06_sublayer": Material(("self.a_2", "self.b_2", "self.eps", "self.norm", "self.dropout")),
 }
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 

@@ -1,0 +1,256 @@
+"""Chapter 06 checks: `LayerNorm` (unbiased std, eps added to it; a_2, b_2) and `SublayerConnection` (pre-norm).
+
+Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
+reference's, for freshly built modules (the initial a_2 = 1, b_2 = 0 show only there) and with
+seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std,
+eps elsewhere, statistics over another axis, a_2 and b_2 swapped, post-norm, no residual, dropout
+elsewhere — on the same weights, input and RNG seed as the probe, and matching the student's numbers.
+"""
+import itertools
+
+import torch
+
+from . import ch06_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
+from .compare import close, decode
+from .contract import Chapter
+from .framework import Check, Finding, Verdict
+from .module_judge import parameter_count_problem, same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(06)"),
+    "not_module": "LayerNorm과 SublayerConnection은 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
+    "__init__에서 super().__init__()을 부르세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "dropout_module": "SublayerConnection에 p=dropout인 nn.Dropout(self.dropout)이 없거나 비율이 다릅니다.",
+    "biased_std": "표준편차를 n으로 나눠(편향 추정, nn.LayerNorm이나 unbiased=False와 같은 방식) 계산했습니다. 원문의 "
+    "LayerNorm은 x.std(-1, keepdim=True), 곧 n-1로 나누는 불편 추정을 씁니다.",
+    "eps_in_sqrt": "eps를 제곱근 안(분산)에 더했습니다. 원문은 표준편차에 더합니다: (x - 평균) / (표준편차 + eps). "
+    "분산이 작은 입력이나 큰 eps에서 결과가 달라집니다.",
+    "eps_misplaced": "eps를 나눗셈 밖에서 더했습니다(괄호 위치). 분모 전체가 (표준편차 + eps)가 되도록 괄호로 묶으세요.",
+    "eps_missing": "eps를 쓰지 않았습니다. 분산이 0에 가까운 입력에서 0으로 나누지 않도록 표준편차에 eps를 더하세요.",
+    "wrong_axis": "평균과 표준편차를 마지막 축이 아닌 축에서 계산했습니다. LayerNorm은 토큰마다 특징(마지막 축)을 "
+    "정규화합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
+    "ab_swapped": "a_2와 b_2가 바뀌었습니다. a_2는 1로 채운 곱할 값, b_2는 0으로 채운 더할 값입니다: "
+    "a_2 * 정규화한 값 + b_2. 새로 만든 LayerNorm은 정규화한 값을 그대로 돌려줘야 합니다.",
+    "post_norm": "post-norm(norm(x + sublayer(x)))으로 계산했습니다. 이 과정은 원문 코드처럼 pre-norm입니다: "
+    "x + dropout(sublayer(norm(x))). 정규화는 sublayer에 넣기 전에 합니다.",
+    "no_residual": "잔차 연결(x +)이 없습니다. sublayer의 결과에 입력 x를 더해야 합니다: x + dropout(sublayer(norm(x))).",
+    "dropout_before_sublayer": "dropout을 sublayer 앞(정규화한 값)에 적용했습니다. dropout은 sublayer의 출력에 "
+    "적용합니다: x + dropout(sublayer(norm(x))).",
+    "dropout_on_residual": "dropout을 잔차를 더한 뒤(x 포함)에 적용했습니다. 입력 x는 그대로 더해야 합니다: "
+    "x + dropout(sublayer(norm(x))).",
+    "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
+}
+
+# ----------------------------------------------------------------------------- bug models
+
+STATISTICS = {  # how the normalisation divides: (label, function of (centred x, x, eps, axis))
+    "std_plus_eps": (None, lambda c, x, eps, axis: c / (x.std(axis, keepdim=True) + eps)),
+    "biased": ("biased_std", lambda c, x, eps, axis: c / (x.std(axis, keepdim=True, unbiased=False) + eps)),
+    "nn_layer_norm": (("biased_std", "eps_in_sqrt"),
+                      lambda c, x, eps, axis: c / (x.var(axis, keepdim=True, unbiased=False) + eps).sqrt()),
+    "sqrt_eps": ("eps_in_sqrt", lambda c, x, eps, axis: c / (x.var(axis, keepdim=True) + eps).sqrt()),
+    "no_eps": ("eps_missing", lambda c, x, eps, axis: c / x.std(axis, keepdim=True)),
+}
+AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis"}
+SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual"}
+PLACES = {"after_sublayer": None, "none": "dropout_missing", "before_sublayer": "dropout_before_sublayer",
+          "on_residual": "dropout_on_residual"}
+
+
+def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
+    """LayerNorm computed one way: which std, where eps goes, over which axis, a and b swapped or not."""
+    if swapped:
+        a, b = b, a
+    centred = x - x.mean(axis, keepdim=True)
+    if statistic == "eps_outside":
+        return a * centred / x.std(axis, keepdim=True) + eps + b
+    return a * STATISTICS[statistic][1](centred, x, eps, axis) + b
+
+
+def norm_weights(spec, prefix=""):
+    """(a_2, b_2) of the module in `spec`: the fresh ones (1, 0) or those the probe loaded from the seed."""
+    if spec.kind == "fresh":
+        return torch.ones(spec.size), torch.zeros(spec.size)
+    names = [(prefix + "a_2", [spec.size]), (prefix + "b_2", [spec.size])]
+    weights = modules.seeded_weights(names, spec.seed)
+    return weights[prefix + "a_2"], weights[prefix + "b_2"]
+
+
+def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps", axis=-1):
+    """SublayerConnection's forward with one order of norm and residual, one place for dropout, one LayerNorm."""
+    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
+    a, b = norm_weights(spec, "norm.")
+
+    def norm(t):
+        return layer_norm(t, a, b, 1e-6, statistic, axis)
+
+    def sub(t):
+        return t @ matrix
+
+    if order == "post_norm":
+        inner = sub(dropout(x)) if place == "before_sublayer" else sub(x)
+        inner = inner if place in ("none", "before_sublayer") else dropout(inner)
+        return norm(x + inner)
+    normed = norm(x)
+    if place == "before_sublayer":
+        out = sub(dropout(normed))
+    else:
+        out = sub(normed) if place in ("none", "on_residual") else dropout(sub(normed))
+    if order == "no_residual":
+        return dropout(out) if place == "on_residual" else out
+    return dropout(x + out) if place == "on_residual" else x + out
+
+
+def _label(*bugs):
+    return tuple(bug for bug in bugs if bug) or None
+
+
+def _norm_labels(statistic, axis):
+    """The bug keys of a LayerNorm computed with `statistic` over `axis`."""
+    labels = NORM_LABELS[statistic] if isinstance(NORM_LABELS[statistic], tuple) else (NORM_LABELS[statistic],)
+    return (*labels, AXES[axis])
+
+
+NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
+
+
+def _norm_models():
+    """(label, model) for LayerNorm: the statistic, the axis and a/b swapped."""
+    return [(_label(*_norm_labels(statistic, axis), "ab_swapped" if swapped else None), ("ln", statistic, axis, swapped))
+            for swapped, statistic, axis in itertools.product((False, True), NORM_LABELS, AXES)]
+
+
+def _models(case):
+    """(label, model) pairs for `case`, the solution's own way first; then the right order with another LayerNorm."""
+    if probe.CASES[case].cls == probe.LAYER_NORM:
+        return _norm_models()
+    orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
+    norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
+             for s, axis in itertools.product(NORM_LABELS, AXES)]
+    return orders + norms
+
+
+def _call(model, case, inputs):
+    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
+    spec = probe.CASES[case]
+    if model[0] == "ln":
+        a, b = norm_weights(spec)
+        eps = 1e-6 if spec.eps is None else spec.eps
+        return layer_norm(inputs[0], a, b, eps, *model[1:])
+    return seeded(lambda: sublayer_connection(spec, *inputs, *model[1:]), spec.seed)
+
+
+MODELS = BugModels("ch06", models=_models, call=_call, same=same_output, bugs=BUGS)
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def _visible(case):
+    return probe.CASES[case].visible
+
+
+def _about(case, message):
+    return f"{probe.CASES[case].text}: {message}"
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    return explain_error(evidence, case, error, BUGS, models=MODELS)
+
+
+def read_output(evidence, case):
+    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
+    if probe.CASES[case].kind == "seeded":
+        return module_judge.read_output(evidence, case, error_diagnosis, _visible(case))
+    trace = module_judge.read_module(evidence, case, error_diagnosis, _visible(case))
+    if "error" in trace or "result" not in trace:
+        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    result = trace["result"]
+    if result["kind"] != "tensor":
+        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
+    return decode(result)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    found = MODELS.matching(evidence, case, student=output)
+    if found:
+        return MODELS.explain(evidence, case, found)
+    if output.shape != expected.shape:
+        if _visible(case):
+            return f"출력 모양이 {tuple(output.shape)}입니다. 입력과 같은 {tuple(expected.shape)}이어야 합니다."
+        return "출력 모양이 입력의 모양과 다릅니다."
+    return "출력 값이 기준과 다릅니다."
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def structure_check(case):
+    """The module of `case` has the reference's names, shapes, parameter count and dropout rates."""
+
+    def verdict(evidence):
+        try:
+            trace = module_judge.read_module(evidence, case, error_diagnosis, True)
+        except Finding as finding:
+            return Verdict.fail(_about(case, finding.message))
+        found, expected = trace["structure"], evidence.reference(case)["structure"]
+        problem = parameter_count_problem(expected, found)
+        if not problem and sorted(p for _, p in found["dropout"]) != sorted(p for _, p in expected["dropout"]):
+            problem = BUGS["dropout_module"]
+        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+    return verdict
+
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+
+    def verdict(evidence):
+        try:
+            output = read_output(evidence, case)
+        except Finding as finding:
+            return Verdict.fail(_about(case, finding.message))
+        problem = output_problem(evidence, case, output)
+        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+
+    return verdict
+
+
+CHECKS = [
+    Check(name="ln_structure", points=10, title="a_2, b_2: (features,) parameter", cases=("ln_module",),
+          judge=structure_check("ln_module")),
+    Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0",
+          cases=("ln_fresh",), judge=output_check("ln_fresh")),
+    Check(name="ln_seeded", points=10, title="a_2 * 정규화 + b_2", cases=("ln_seeded",), judge=output_check("ln_seeded")),
+    Check(name="ln_eps", points=10, title="eps는 표준편차에 더한다 (분산이 작은 입력)", cases=("ln_eps",),
+          judge=output_check("ln_eps")),
+    Check(name="sub_structure", points=5, title="self.norm(LayerNorm), self.dropout", cases=("sub_module",),
+          judge=structure_check("sub_module")),
+    Check(name="sub_eval", points=10, title="pre-norm 잔차: x + sublayer(norm(x))", cases=("sub_eval",),
+          judge=output_check("sub_eval")),
+    Check(name="sub_train", points=10, title="train 모드 dropout은 sublayer 뒤 (시드 고정 시 기준과 같음)",
+          cases=("sub_train",), judge=output_check("sub_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_ln", points=10, title="다른 크기와 축 수의 LayerNorm", cases=("hidden_ln",),
+          judge=output_check("hidden_ln"), visible=False),
+    Check(name="hidden_ln_eps", points=10, title="다른 eps, 분산이 작은 입력", cases=("hidden_ln_eps",),
+          judge=output_check("hidden_ln_eps"), visible=False),
+    Check(name="hidden_sub_train", points=10, title="다른 입력의 train 모드 SublayerConnection",
+          cases=("hidden_sub_train",), judge=output_check("hidden_sub_train"), visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="06_sublayer", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

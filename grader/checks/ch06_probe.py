@@ -1,0 +1,104 @@
+"""Chapter 06 probe: the student's `LayerNorm` and `SublayerConnection`, recorded as plain data.
+
+Sandbox side. A "module" case builds a class under a fixed seed and records its structure. A
+"fresh" case runs a freshly built `LayerNorm` as it is (a_2 and b_2 swapped shows only there); a
+"seeded" case first loads weights drawn from the case's seed by the module's own state_dict names.
+`SublayerConnection` gets a fixed linear sublayer (its matrix drawn from the case's seed) and runs in
+eval or seeded train mode (dropout only shows there). Hidden cases and their seeds live between the
+hidden-test markers and never reach students.
+"""
+from dataclasses import dataclass
+
+import torch
+
+from . import modules
+from .tensors import encode, portable_randn
+
+LAYER_NORM = "LayerNorm"
+SUBLAYER = "SublayerConnection"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One build of a student's class, and one forward call unless `kind` is "module"."""
+
+    visible: bool
+    text: str  # the case in Korean, as diagnoses name it
+    kind: str  # "module" | "fresh" | "seeded"
+    cls: str = LAYER_NORM
+    seed: int = 0
+    size: int = 8  # features / size
+    eps: float = None  # LayerNorm only; None leaves the default (1e-6)
+    dropout: float = 0.1  # SublayerConnection only
+    shape: tuple = (2, 5)  # the input's leading axes; the last axis is `size`
+    spread: float = 1.0  # the input's spread around its per-token offset (small: low variance)
+    train: bool = False
+
+
+CASES = {
+    "ln_module": Case(visible=True, text="LayerNorm(8)의 구조", kind="module", seed=601),
+    "ln_fresh": Case(visible=True, text="새로 만든 LayerNorm(8), 입력 (2, 5, 8)", kind="fresh", seed=602),
+    "ln_seeded": Case(visible=True, text="a_2, b_2를 넣은 LayerNorm(8), 입력 (2, 5, 8)", kind="seeded", seed=603),
+    "ln_eps": Case(visible=True, text="LayerNorm(6, eps=0.1), 분산이 작은 입력 (3, 6)", kind="fresh", seed=604,
+                   size=6, eps=0.1, shape=(3,), spread=0.05),
+    "sub_module": Case(visible=True, text="SublayerConnection(8, 0.1)의 구조", kind="module", cls=SUBLAYER,
+                       seed=605),
+    "sub_eval": Case(visible=True, text="SublayerConnection(8, 0.1), eval 모드 입력 (2, 5, 8)과 선형 sublayer",
+                     kind="seeded", cls=SUBLAYER, seed=606),
+    "sub_train": Case(visible=True, text="SublayerConnection(8, 0.5), train 모드 입력 (2, 5, 8) "
+                      "(torch.manual_seed로 고정)", kind="seeded", cls=SUBLAYER, seed=607, dropout=0.5, train=True),
+    ### BEGIN HIDDEN TESTS
+    "hidden_ln": Case(visible=False, text="숨겨진 LayerNorm 입력 (다른 크기와 축 수)", kind="seeded", seed=866_101,
+                      size=12, shape=(3, 2, 4), spread=3.0),
+    "hidden_ln_eps": Case(visible=False, text="숨겨진 분산이 작은 입력", kind="fresh", seed=866_202, size=5,
+                          eps=0.02, shape=(4, 3), spread=0.01),
+    "hidden_sub_train": Case(visible=False, text="숨겨진 train 모드 SublayerConnection 입력", kind="seeded",
+                             cls=SUBLAYER, seed=866_303, size=10, dropout=0.3, shape=(3, 4), train=True),
+    ### END HIDDEN TESTS
+}
+
+
+def case_names(visible_only=False):
+    """Names of the cases, in a stable order; only the visible ones if asked."""
+    return [name for name, case in CASES.items() if case.visible or not visible_only]
+
+
+def make_inputs(name):
+    """The case's inputs, the same way every time: (x,) or, for SublayerConnection, (x, sublayer matrix)."""
+    case = CASES[name]
+    generator = torch.Generator().manual_seed(case.seed)
+    offset = portable_randn((*case.shape, 1), generator) * 3
+    x = offset + portable_randn((*case.shape, case.size), generator) * case.spread
+    if case.cls == LAYER_NORM:
+        return (x,)
+    return (x, portable_randn((case.size, case.size), generator) / case.size ** 0.5)
+
+
+def constructor(case):
+    """(args, kwargs) the case builds its class with."""
+    if case.cls == SUBLAYER:
+        return (case.size, case.dropout), {}
+    return (case.size,), ({} if case.eps is None else {"eps": case.eps})
+
+
+def linear_sublayer(matrix):
+    """The sublayer the student's SublayerConnection calls: y ↦ y @ matrix."""
+    return lambda y: y @ matrix
+
+
+def run_case(namespace, name):
+    """Run case `name` against the student's classes and describe what happened as plain data."""
+    case = CASES[name]
+    args, kwargs = constructor(case)
+    if case.kind == "module":
+        return modules.record(namespace, case.cls, args, kwargs, case.seed)
+    inputs = make_inputs(name)
+    call = inputs if case.cls == LAYER_NORM else (inputs[0], linear_sublayer(inputs[1]))
+    if case.kind == "seeded":
+        return modules.record(namespace, case.cls, args, kwargs, case.seed, call, case.train)
+    module, failed = modules.build(namespace, case.cls, args, kwargs, case.seed)
+    if failed:
+        return failed
+    trace = {"structure": modules.structure(module)}
+    output, failed = modules.forward(module, call, case.train, case.seed)
+    return {**trace, **failed} if failed else {**trace, "result": encode(output)}

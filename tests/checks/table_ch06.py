@@ -1,0 +1,27 @@
+"""Chapter 06's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch06_judge.BUGS`), never retyped.
+"""
+from .chapters import fails
+
+NORM_OUTPUTS = frozenset({"ln_fresh", "ln_seeded", "ln_eps", "hidden_ln", "hidden_ln_eps"})
+SUBLAYER_OUTPUTS = frozenset({"sub_eval", "sub_train", "hidden_sub_train"})
+LOW_VARIANCE = frozenset({"ln_eps", "hidden_ln_eps"})
+FRESH = frozenset({"ln_fresh", "ln_eps", "hidden_ln_eps"})
+TRAIN = frozenset({"sub_train", "hidden_sub_train"})
+BOTH = ("biased_std", "eps_in_sqrt")
+
+EXPECTED = {
+    "biased_std": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "biased_std"),  # x.std(-1, unbiased=False)
+    # √(biased var + eps), as nn.LayerNorm: the eps shows on low-variance inputs only
+    "nn_layernorm_style": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "biased_std", ln_eps=BOTH, hidden_ln_eps=BOTH),
+    "eps_in_sqrt": fails(80, LOW_VARIANCE, "eps_in_sqrt"),  # √(var + eps)
+    "eps_misplaced": fails(80, LOW_VARIANCE, "eps_misplaced"),  # a_2 * (x - mean) / std + eps + b_2
+    # mean/std over dim=1: right on a 2-D input, wrong on the others
+    "wrong_axis": fails(25, (NORM_OUTPUTS - {"ln_eps"}) | SUBLAYER_OUTPUTS, "wrong_axis"),
+    "ab_swapped": fails(65, FRESH, "ab_swapped"),  # a_2 = zeros, b_2 = ones: a loaded state_dict hides it
+    "renamed_gain_bias": fails(0, NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, "names"),
+    "post_norm": fails(70, SUBLAYER_OUTPUTS, "post_norm"),  # norm(x + dropout(sublayer(x)))
+    "no_residual": fails(70, SUBLAYER_OUTPUTS, "no_residual"),  # dropout(sublayer(norm(x)))
+    "dropout_before_sublayer": fails(80, TRAIN, "dropout_before_sublayer"),  # x + sublayer(dropout(norm(x)))
+}
