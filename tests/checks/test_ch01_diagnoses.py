@@ -59,6 +59,13 @@ def test_saturation_diagnosis_follows_the_largest_weight():
     assert "한 칸에 몰렸습니다(포화)" in piled and BUGS["no_scale"] in piled
 
 
+@pytest.mark.parametrize("name", ["log_softmax", "sigmoid", "scores"])
+def test_weights_that_are_no_distribution_are_not_called_spread_or_saturated(name):
+    """Negative weights or rows not summing to 1 (largest -1.116, 0.848, 1.715) are said to be no distribution."""
+    message = results(name)["no_saturation"].message
+    assert message.startswith("가중치가 확률 분포가 아닙니다") and "몰렸" not in message and "퍼졌" not in message
+
+
 def test_a_wrong_scale_in_the_output_alone_is_named_on_the_output():
     """scaled_dot_product_attention(scale=√d_k) beside a right p_attn: the weighted-mix check says the output was
     mixed with other weights (and which), never that p_attn was not divided by √d_k."""
