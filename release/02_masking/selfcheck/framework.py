@@ -55,11 +55,11 @@ class Check:
 
     name: str
     points: float
-    title: str
-    cases: tuple
-    judge: Callable = field(repr=False, compare=False)
+    title: str  # Korean
+    cases: tuple[str, ...]
+    judge: Callable[["Evidence"], Verdict] = field(repr=False, compare=False)
     visible: bool = True
-    reads: tuple = ()
+    reads: tuple[str, ...] = ()
 
     @property
     def all_cases(self):
