@@ -54,7 +54,6 @@ BUGS = {
     "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
     "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
-    "shared_weights": "여러 층이 같은 가중치를 씁니다 (clones가 복사하지 않았습니다).",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
