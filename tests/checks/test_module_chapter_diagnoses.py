@@ -1,4 +1,5 @@
-"""Chapter 03 specifics beyond its expectations table: when a mistake shows, and what the messages name."""
+"""Diagnoses of the module chapters (03, 04) beyond their expectations tables: when a mistake shows, what the
+messages name, and that the bug models draw the probe's weights again."""
 import pytest
 
 from tests.conftest import ROOT
