@@ -3,6 +3,8 @@
 A diagnosis never contradicts its check's title or its own numbers; where the cause is unknown it says
 what differs.
 """
+import re
+
 import pytest
 
 from grader.checks import ch01_judge, verify
@@ -50,13 +52,22 @@ def test_hidden_case_names_are_in_the_hidden_diagnoses():
 
 
 def test_saturation_diagnosis_follows_the_largest_weight():
-    """Dividing by d_k spreads the weights (largest 0.106): the saturation check says so, not "saturated";
+    """Dividing by d_k spreads the weights (largest ≈ 0.1): the saturation check says so, not "saturated";
     not dividing at all piles them on one key: the same check says it saturated."""
     spread = results("divide_by_dk")["no_saturation"].message
-    assert "고르게 퍼졌습니다" in spread and "0.106" in spread and "몰렸" not in spread
+    assert "고르게 퍼졌습니다" in spread and "몰렸" not in spread
+    largest, expected = map(float, re.search(r"가장 큰 가중치가 ([\d.]+)입니다\(기대 ([\d.]+)\)", spread).groups())
+    assert largest < expected
     assert BUGS["divide_by_dk"] in spread
     piled = results("no_scale")["no_saturation"].message
     assert "한 칸에 몰렸습니다(포화)" in piled and BUGS["no_scale"] in piled
+
+
+@pytest.mark.parametrize("name", ["log_softmax", "sigmoid", "scores"])
+def test_weights_that_are_no_distribution_are_not_called_spread_or_saturated(name):
+    """Negative weights or rows not summing to 1 (log_softmax, sigmoid, raw scores) are said to be no distribution."""
+    message = results(name)["no_saturation"].message
+    assert message.startswith("가중치가 확률 분포가 아닙니다") and "몰렸" not in message and "퍼졌" not in message
 
 
 def test_a_wrong_scale_in_the_output_alone_is_named_on_the_output():

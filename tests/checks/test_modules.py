@@ -130,3 +130,16 @@ def test_judge_explains_sharing_and_plain_lists():
     assert "`self.layers`" in message and "list" in message and message.endswith("L")
     assert "4개여야" not in (module_judge.parameter_count_problem(expected, expected) or "")
     assert "24개여야" in module_judge.parameter_count_problem(expected, plain)
+
+
+def test_fresh_module_values_and_output_are_recorded_before_loading():
+    """A fresh module's buffer and initial values, and its eval output, are recorded before seeded weights
+    overwrite them (loading replaces buffers such as a positional table)."""
+    namespace = types.SimpleNamespace(Pair=lambda: Pair(_deep))
+    x = torch.ones(1, 3)
+    trace = json.loads(json.dumps(modules.record(namespace, "Pair", (), seed=5, inputs=(x,),
+                                                 fresh_names=("table", "absent"), fresh_inputs=(x,))))
+    assert trace["fresh"]["table"]["data"] == [0.0, 1.0, 2.0]
+    assert trace["fresh"]["absent"] == modules.MISSING
+    assert trace["fresh_result"]["kind"] == "tensor"
+    assert trace["fresh_result"]["data"] != trace["result"]["data"]  # the loaded weights give another output

@@ -20,7 +20,7 @@ from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter
 from .framework import Check, Finding, Verdict
-from .module_judge import parameter_count_problem, same_output, seeded
+from .module_judge import same_output, seeded
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(03)"),
@@ -54,7 +54,6 @@ BUGS = {
     "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
     "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
-    "shared_weights": "여러 층이 같은 가중치를 씁니다 (clones가 복사하지 않았습니다).",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -149,11 +148,6 @@ def error_diagnosis(evidence, case, error):
 RULES = [("view size is not compatible", "no_contiguous")]
 
 
-def read_module(evidence, case):
-    """The student's trace of a module case with the reference's structure, or raise Finding."""
-    return module_judge.read_module(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
-
-
 def read_output(evidence, case):
     """The student's forward output on `case`, or raise Finding with a diagnosis."""
     return module_judge.read_output(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
@@ -198,32 +192,9 @@ def clones_deep_copies(evidence):
     return Verdict.ok()
 
 
-def module_structure(evidence):
-    """MultiHeadedAttention(4, 32): linears.0–3 weight/bias, 4(d²+d) parameters, nothing shared, dropout 0.1."""
-    case = "module"
-    try:
-        trace = read_module(evidence, case)
-    except Finding as finding:
-        return Verdict.fail(_about(case, finding.message))
-    expected = evidence.reference(case)["structure"]
-    problem = parameter_count_problem(expected, trace["structure"])
-    if not problem and sorted(p for _, p in trace["structure"]["dropout"]) != sorted(p for _, p in expected["dropout"]):
-        problem = BUGS["dropout_rate"]
-    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-
-    def verdict(evidence):
-        try:
-            output = read_output(evidence, case)
-        except Finding as finding:
-            return Verdict.fail(_about(case, finding.message))
-        problem = output_problem(evidence, case, output)
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
+    return module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT)
 
 
 def stores_attn(evidence):
@@ -253,7 +224,8 @@ CHECKS = [
     Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=("clones",),
           judge=clones_deep_copies),
     Check(name="module_structure", points=10, title="linears.0–3의 이름과 모양, 4(d²+d)개 parameter",
-          cases=("module",), judge=module_structure),
+          cases=("module",),
+          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
     Check(name="self_attention", points=15, title="self-attention (2, 6, 32) → (2, 6, 32)", cases=("self_attn",),
           judge=output_check("self_attn")),
     Check(name="stores_attn", points=5, title="self.attn에 (batch, h, 길이, 길이) 가중치 저장", cases=("self_attn",),

@@ -304,8 +304,8 @@ def weighted_mix(evidence, case):
         return None
     weights = diagnose_weights(evidence, case, call)
     if weights and diagnose_output(evidence, case, call) is None:
-        return ("출력은 맞지만 돌려준 p_attn @ value와 다릅니다: 출력과 p_attn을 따로 계산했고, 돌려준 p_attn이 "
-                f"틀렸습니다. 같은 p_attn으로 출력을 계산하세요. (p_attn: {weights})")
+        return ("출력은 맞지만 돌려준 p_attn @ value와 다릅니다: 출력을 만든 가중치와 다른 p_attn을 돌려줍니다. "
+                f"같은 p_attn으로 출력을 계산하고 그 p_attn을 돌려주세요. (p_attn: {weights})")
     return diagnose_output(evidence, case, call) or weights or "출력이 p_attn @ value와 다릅니다."
 
 
@@ -328,12 +328,15 @@ def no_saturation(evidence):
     problem = diagnose_weights(evidence, "saturation_512", call)
     if problem is None or not (torch.isfinite(call.p_attn).all() and call.p_attn.numel()):
         return Verdict.of(problem)
-    largest = call.p_attn.max().item()
+    p, largest = call.p_attn, call.p_attn.max().item()
     expected = decode(evidence.reference("saturation_512")["result"]["items"][1]).max().item()
-    if largest > expected + 0.05:
-        shape = f"가중치가 한 칸에 몰렸습니다(포화): 가장 큰 가중치가 {largest:.3f}입니다(기대 {expected:.3f}). "
+    numbers = f"가장 큰 가중치가 {largest:.3f}입니다(기대 {expected:.3f}). "
+    if (p < 0).any() or not torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4):
+        shape = "가중치가 확률 분포가 아닙니다(음수가 있거나 행 합이 1이 아님): " + numbers
+    elif largest > expected + 0.05:
+        shape = "가중치가 한 칸에 몰렸습니다(포화): " + numbers
     elif largest < expected - 0.05:
-        shape = f"포화되지는 않았지만 가중치가 기대보다 고르게 퍼졌습니다: 가장 큰 가중치가 {largest:.3f}입니다(기대 {expected:.3f}). "
+        shape = "포화되지는 않았지만 가중치가 기대보다 고르게 퍼졌습니다: " + numbers
     else:
         shape = f"가장 큰 가중치는 {largest:.3f}로 기대({expected:.3f})와 비슷하지만 가중치 값이 다릅니다. "
     return Verdict.fail(shape + problem)

@@ -18,8 +18,8 @@ from .bugmodels import BugModels
 from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter
-from .framework import Check, Finding, Verdict
-from .module_judge import parameter_count_problem, same_output, seeded
+from .framework import Check
+from .module_judge import same_output, seeded
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(04)"),
@@ -100,20 +100,11 @@ def _visible(case):
     return probe.CASES[case].visible
 
 
-def _about(case, message):
-    return f"{probe.CASES[case].text}: {message}"
-
-
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
     return explain_error(evidence, case, error, BUGS)
-
-
-def read_output(evidence, case):
-    """The student's forward output on `case`, or raise Finding with a diagnosis."""
-    return module_judge.read_output(evidence, case, error_diagnosis, _visible(case))
 
 
 def output_problem(evidence, case, output):
@@ -133,37 +124,14 @@ def output_problem(evidence, case, output):
 
 # ----------------------------------------------------------------------------- checks
 
-def module_structure(evidence):
-    """PositionwiseFeedForward(8, 32): w_1 (32×8) and w_2 (8×32) with biases, nothing shared, dropout 0.1."""
-    case = "module"
-    try:
-        trace = module_judge.read_module(evidence, case, error_diagnosis, True)
-    except Finding as finding:
-        return Verdict.fail(_about(case, finding.message))
-    expected = evidence.reference(case)["structure"]
-    problem = parameter_count_problem(expected, trace["structure"])
-    if not problem and sorted(p for _, p in trace["structure"]["dropout"]) != sorted(p for _, p in expected["dropout"]):
-        problem = BUGS["dropout_rate"]
-    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-
-    def verdict(evidence):
-        try:
-            output = read_output(evidence, case)
-        except Finding as finding:
-            return Verdict.fail(_about(case, finding.message))
-        problem = output_problem(evidence, case, output)
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
+    return module_judge.output_check(case, error_diagnosis, output_problem)
 
 
 CHECKS = [
     Check(name="module_structure", points=15, title="w_1, w_2의 이름과 모양, dropout 0.1", cases=("module",),
-          judge=module_structure),
+          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"])),
     Check(name="eval_forward", points=25, title="eval 모드 출력 (2, 5, 8) → (2, 5, 8)", cases=("eval",),
           judge=output_check("eval")),
     Check(name="no_batch_axis", points=10, title="batch 축이 없는 입력도 위치마다", cases=("no_batch_axis",),

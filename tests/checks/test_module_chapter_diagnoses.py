@@ -1,5 +1,8 @@
-"""Chapter 03 specifics beyond its expectations table: when a mistake shows, and what the messages name."""
+"""Diagnoses of the module chapters (03, 04) beyond their expectations tables: when a mistake shows, what the
+messages name, and that the bug models draw the probe's weights again."""
 import pytest
+
+from tests.conftest import ROOT
 
 from .chapters import CHAPTERS, grade
 
@@ -33,7 +36,7 @@ def test_shared_weights_name_the_aliased_parameters():
 
 @pytest.mark.parametrize("chapter_id, fixture, expected, found", [
     ("03_multihead", "renamed_linears", "linears.0.weight", "layers.0.weight"),
-    ("04_feedforward", "renamed_layers", "w_1.weight", "linear1.weight"),
+    pytest.param("04_feedforward", "renamed_layers", "w_1.weight", "linear1.weight", marks=pytest.mark.ch04),
 ])
 def test_other_names_show_expected_and_found_names(chapter_id, fixture, expected, found):
     """Attributes named otherwise than the contract: the visible structure check lists both sets of names."""
@@ -41,3 +44,27 @@ def test_other_names_show_expected_and_found_names(chapter_id, fixture, expected
     message = {r.name: r for r in grade(chapter, chapter.fixture(fixture))}["module_structure"].message
     assert f"`{expected}`" in message and f"`{found}`" in message
     assert "기준의 이름" in message and "찾은 이름" in message
+
+
+@pytest.mark.parametrize("chapter_id", ["03_multihead", pytest.param("04_feedforward", marks=pytest.mark.ch04)])
+def test_the_correct_bug_model_reproduces_the_reference(chapter_id):
+    """A judge's bug models draw the probe's seeded weights again by name: its correct model gives the reference
+    output on every forward case (so a matched model is evidence, not chance)."""
+    import json
+
+    import torch
+
+    from grader.checks import chapter as load_chapter
+    from grader.checks.compare import close, decode
+
+    contract = load_chapter(chapter_id)
+    judge = __import__(f"grader.checks.ch{chapter_id[:2]}_judge", fromlist=["MODELS"])
+    reference = json.loads((ROOT / "grader" / "reference" / f"{chapter_id}.json").read_text(encoding="utf-8"))
+    forward = [name for name, case in contract.probe.CASES.items() if case.kind == "forward"]
+    assert forward
+    for case in forward:
+        correct = [model for label, model in judge.MODELS.models(case) if label is None]
+        assert len(correct) == 1
+        produced = judge.MODELS.call(correct[0], case, contract.probe.make_inputs(case))
+        output = produced[0] if isinstance(produced, tuple) else produced
+        assert close(output.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case
