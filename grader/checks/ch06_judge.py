@@ -17,7 +17,7 @@ from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter
 from .framework import Check, Finding, Verdict
-from .module_judge import parameter_count_problem, same_output, seeded
+from .module_judge import same_output, seeded
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(06)"),
@@ -130,7 +130,7 @@ def _models(case):
         return _norm_models()
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
     norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
-             for s, axis in itertools.product(NORM_LABELS, AXES)]
+             for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis))]
     return orders + norms
 
 
@@ -165,9 +165,7 @@ def error_diagnosis(evidence, case, error):
 
 
 def read_output(evidence, case):
-    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
-    if probe.CASES[case].kind == "seeded":
-        return module_judge.read_output(evidence, case, error_diagnosis, _visible(case))
+    """The output of the freshly built module on `case` (nothing loaded) as a float64 tensor, or raise Finding."""
     trace = module_judge.read_module(evidence, case, error_diagnosis, _visible(case))
     if "error" in trace or "result" not in trace:
         raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
@@ -197,23 +195,13 @@ def output_problem(evidence, case, output):
 
 def structure_check(case):
     """The module of `case` has the reference's names, shapes, parameter count and dropout rates."""
-
-    def verdict(evidence):
-        try:
-            trace = module_judge.read_module(evidence, case, error_diagnosis, True)
-        except Finding as finding:
-            return Verdict.fail(_about(case, finding.message))
-        found, expected = trace["structure"], evidence.reference(case)["structure"]
-        problem = parameter_count_problem(expected, found)
-        if not problem and sorted(p for _, p in found["dropout"]) != sorted(p for _, p in expected["dropout"]):
-            problem = BUGS["dropout_module"]
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
+    return module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"])
 
 
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    if probe.CASES[case].kind == "seeded":
+        return module_judge.output_check(case, error_diagnosis, output_problem)
 
     def verdict(evidence):
         try:

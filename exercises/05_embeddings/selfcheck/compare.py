@@ -2,6 +2,7 @@
 """Judge-side helpers: rebuild tensors from plain data and compare them with tolerances."""
 import torch
 
+from . import messages
 from .framework import Finding
 
 TOLERANCES = {"float64": (1e-7, 1e-9)}  # dtype -> (rtol, atol)
@@ -12,7 +13,7 @@ def decode(description):
     """A float64 tensor from an encoded tensor description (NaN/inf restored)."""
     data = description.get("data")
     if data is None:
-        raise Finding("돌려준 텐서가 너무 크거나 복소수라서 비교할 수 없습니다.")
+        raise Finding(messages.TOO_LARGE)
     values = [float(x) if not isinstance(x, str) else float(x) for x in data]
     return torch.tensor(values, dtype=torch.float64).reshape(description["shape"])
 

@@ -8,12 +8,24 @@ checks, the Korean bug texts and the picture for the feedback page. Everything e
 reading returned values, error triage, bug models, partial credit) is the framework's.
 """
 from dataclasses import dataclass, field
-from types import ModuleType
+from typing import Any, Protocol
 
 from .framework import Check
 
 TOTAL_POINTS = 100
 PROBE_HOOKS = ("CASES", "case_names", "make_inputs", "run_case")
+
+
+class Probe(Protocol):
+    """What a chapter's probe module provides (sandbox side; plain data out)."""
+
+    CASES: dict[str, Any]  # name → a case with `visible: bool` and `text: str` (Korean), plus the chapter's fields
+
+    def case_names(self, visible_only: bool = False) -> list[str]: ...
+
+    def make_inputs(self, case: str) -> tuple: ...
+
+    def run_case(self, namespace: Any, case: str) -> dict: ...
 
 
 class ChapterError(Exception):
@@ -34,7 +46,7 @@ class Chapter:
     """One chapter's checks: `id` ("01_attention"), `probe` module, `checks`, `bugs` (key → Korean text), `picture`."""
 
     id: str
-    probe: ModuleType
+    probe: Probe
     checks: list[Check]
     bugs: dict[str, str]
     picture: Picture | None = field(default_factory=Picture)  # None: no heatmap on the feedback page

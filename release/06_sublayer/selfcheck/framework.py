@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import messages
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -53,11 +55,11 @@ class Check:
 
     name: str
     points: float
-    title: str
-    cases: tuple
-    judge: Callable = field(repr=False, compare=False)
+    title: str  # Korean
+    cases: tuple[str, ...]
+    judge: Callable[["Evidence"], Verdict] = field(repr=False, compare=False)
     visible: bool = True
-    reads: tuple = ()
+    reads: tuple[str, ...] = ()
 
     @property
     def all_cases(self):
@@ -212,7 +214,7 @@ def outcome_failure(outcome):
     if "load_error" in outcome:
         error = outcome["load_error"]
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
-        return f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
+        return messages.load_error(detail)
     if not isinstance(outcome.get("traces"), dict):
-        return "채점 결과를 읽을 수 없습니다."
+        return messages.UNREADABLE_OUTCOME
     return None

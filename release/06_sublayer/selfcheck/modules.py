@@ -124,14 +124,27 @@ def gradients(module, output, inputs=(), seed=99):
     }
 
 
+def fresh_values(module, names):
+    """{name: encoded value} of state_dict entries of a freshly built module (buffers such as a positional
+    table, or initial values such as a LayerNorm's ones and zeros), before loading overwrites them."""
+    state = module.state_dict()
+    return {name: encode(state[name]) if name in state else MISSING for name in names}
+
+
 def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=False, call_kwargs=None,
-           attribute_names=(), with_gradients=False):
-    """One module case as plain data: the fresh module's structure; with `inputs`, also the seeded weights'
+           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None):
+    """One module case as plain data: the fresh module's structure (and the values of `fresh_names`, and its
+    output on `fresh_inputs` in eval mode, before any loading); with `inputs`, also the seeded weights'
     loading, the forward's result, the attributes after it and, if asked, the gradients."""
     module, failed = build(namespace, class_name, args, kwargs, seed)
     if failed:
         return failed
     trace = {"structure": structure(module)}
+    if fresh_names:
+        trace["fresh"] = fresh_values(module, fresh_names)
+    if fresh_inputs is not None:
+        output, failed = forward(module, fresh_inputs, False, seed, call_kwargs)
+        trace["fresh_result"] = failed["error"] if failed else encode(output)
     if inputs is None:
         trace["attributes"] = attributes(module, attribute_names)
         return trace

@@ -168,10 +168,8 @@ def read_module(evidence, case):
 
 
 def read_output(evidence, case):
-    """The student's forward output on `case` as a float64 tensor, or raise Finding with a diagnosis."""
-    if probe.CASES[case].kind == "embed":
-        return module_judge.read_output(evidence, case, error_diagnosis, _visible(case))
-    trace = evidence.trace(case)  # a fresh module: nothing was loaded by name, so only its output counts here
+    """The output of the freshly built module on `case` as a float64 tensor, or raise Finding with a diagnosis."""
+    trace = evidence.trace(case)  # nothing was loaded by name, so only its output counts here
     if "error" in trace or "result" not in trace:
         raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
     result = trace["result"]
@@ -210,17 +208,6 @@ def output_problem(evidence, case, output):
 # ----------------------------------------------------------------------------- checks
 
 
-def embeddings_structure(evidence):
-    """Embeddings(16, 11): one `lut.weight` (11×16), 176 parameters."""
-    case = "embeddings_module"
-    try:
-        trace = read_module(evidence, case)
-    except Finding as finding:
-        return Verdict.fail(_about(case, finding.message))
-    problem = parameter_count_problem(evidence.reference(case)["structure"], trace["structure"])
-    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-
 def pe_structure(evidence):
     """PositionalEncoding(20, 0.1): `pe` (1, 5000, 20) a buffer, no parameters, dropout 0.1."""
     case = "pe_module"
@@ -229,18 +216,16 @@ def pe_structure(evidence):
     except Finding as finding:
         return Verdict.fail(_about(case, finding.message))
     found, expected = trace["structure"], evidence.reference(case)["structure"]
-    problem = None
-    if any(name == "pe" for name, *_ in found["parameters"]):
-        problem = BUGS["pe_parameter"]
-    elif sorted(p for _, p in found["dropout"]) != sorted(p for _, p in expected["dropout"]):
-        problem = BUGS["dropout_module"]
-    else:
-        problem = parameter_count_problem(expected, found)
+    problem = (BUGS["pe_parameter"] if any(name == "pe" for name, *_ in found["parameters"]) else None) \
+        or module_judge.dropout_problem(expected, found, BUGS["dropout_module"]) \
+        or parameter_count_problem(expected, found)
     return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
 
 
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    if probe.CASES[case].kind == "embed":
+        return module_judge.output_check(case, error_diagnosis, output_problem)
 
     def verdict(evidence):
         try:
@@ -255,7 +240,7 @@ def output_check(case):
 
 CHECKS = [
     Check(name="embeddings_structure", points=10, title="self.lut: nn.Embedding(vocab, d_model)",
-          cases=("embeddings_module",), judge=embeddings_structure),
+          cases=("embeddings_module",), judge=module_judge.structure_check("embeddings_module", error_diagnosis, None)),
     Check(name="embeddings_scale", points=15, title="Embeddings 출력 = lut(x) × √d_model", cases=("embeddings",),
           judge=output_check("embeddings")),
     Check(name="pe_structure", points=15, title="pe는 (1, max_len, d_model) buffer, parameter 없음, dropout",

@@ -8,8 +8,8 @@ kept in a plain list (never registered). Expected names come from the reference,
 """
 import torch
 
-from .compare import decode, shape_text
-from .framework import Finding
+from .compare import close, decode, shape_text
+from .framework import Finding, Verdict
 
 MAX_LISTED = 8
 NAMES_DIFFER = "parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다)."
@@ -115,6 +115,61 @@ def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", li
     if result["kind"] != "tensor":
         raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
     return decode(result)
+
+
+# ----------------------------------------------------------------------------- checks
+
+def dropout_problem(expected, found, text):
+    """`text` when the module's dropout rates differ from the reference's, else None."""
+    rates = sorted(p for _, p in found["dropout"])
+    return text if rates != sorted(p for _, p in expected["dropout"]) else None
+
+
+def structure_check(case, triage, dropout_text, shared_hint="", list_hint=""):
+    """A judge: the fresh module on `case` has the reference's names and shapes, parameter count and dropout rates."""
+
+    def judge(evidence):
+        try:
+            trace = read_module(evidence, case, triage, evidence.visible(case), shared_hint, list_hint)
+        except Finding as finding:
+            return Verdict.fail(evidence.about(case, finding.message))
+        expected, found = evidence.reference(case)["structure"], trace["structure"]
+        problem = parameter_count_problem(expected, found) or dropout_problem(expected, found, dropout_text)
+        return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
+
+    return judge
+
+
+def output_check(case, triage, explain, shared_hint="", list_hint=""):
+    """A judge: the forward output on `case` equals the reference's; otherwise `explain(evidence, case, output)`."""
+
+    def judge(evidence):
+        try:
+            output = read_output(evidence, case, triage, evidence.visible(case), shared_hint, list_hint)
+        except Finding as finding:
+            return Verdict.fail(evidence.about(case, finding.message))
+        problem = explain(evidence, case, output)
+        return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
+
+    return judge
+
+
+def gradients_check(case, triage, explain, gradients_text, shared_hint="", list_hint=""):
+    """A judge: the output on `case` is right and every parameter's gradient equals the reference's."""
+    output_judge = output_check(case, triage, explain, shared_hint, list_hint)
+
+    def judge(evidence):
+        verdict = output_judge(evidence)
+        if verdict.fraction < 1:
+            return verdict
+        found = evidence.trace(case).get("gradients", {})
+        for name, grad in evidence.reference(case)["gradients"]["parameters"].items():
+            given = found.get("parameters", {}).get(name, {"kind": "none"})
+            if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):
+                return Verdict.fail(evidence.about(case, gradients_text))
+        return Verdict.ok()
+
+    return judge
 
 
 # ----------------------------------------------------------------------------- bug models
