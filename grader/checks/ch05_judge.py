@@ -178,13 +178,18 @@ def read_output(evidence, case):
 
 
 def frequency_problem(evidence, case, output, expected):
-    """In eval mode, output − x is the student's pe: the first sin/cos pair right and the rest wrong → div_term."""
+    """The student's pe, recovered from the output (where dropout kept a value, undoing its 1/(1-p)): the first
+    sin/cos pair right and the rest wrong → div_term."""
     spec = probe.CASES[case]
-    if spec.train or spec.cls != probe.POSITIONAL or output.shape != expected.shape:
+    if spec.cls != probe.POSITIONAL or output.shape != expected.shape:
         return None
     x = evidence.inputs(case)[0].to(torch.float64)
-    found, wanted = output - x, expected - x
-    if close(found[..., :2], wanted[..., :2]) and not close(found[..., 2:], wanted[..., 2:]):
+    scale = 1 - spec.dropout if spec.train else 1.0
+    kept = expected != 0 if spec.train else torch.ones_like(expected, dtype=torch.bool)
+    found, wanted = output * scale - x, expected * scale - x
+    first = kept[..., :2]
+    rest = kept[..., 2:]
+    if close(found[..., :2][first], wanted[..., :2][first]) and not close(found[..., 2:][rest], wanted[..., 2:][rest]):
         return BUGS["pe_frequencies"]
     return None
 

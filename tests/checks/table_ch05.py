@@ -15,6 +15,8 @@ EXPECTED = {
     "pe_sin_cos_swapped": fails(50, PE_OUTPUTS, "pe_swapped"),  # even columns cos, odd columns sin
     "pe_concatenated": fails(50, PE_OUTPUTS, "pe_concatenated"),  # torch.cat([sin, cos], dim=1)
     "pe_div_term_sign": fails(50, PE_OUTPUTS, "pe_div_sign"),  # exp(+2i·log(10000)/d)
+    # pos · 10000^(2i/d) written as a power: the first sin/cos pair is right, the later ones are not
+    "pe_frequency_power": fails(50, PE_OUTPUTS, "pe_frequencies"),
     # same outputs: only the module's structure shows these two
     "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
     "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
