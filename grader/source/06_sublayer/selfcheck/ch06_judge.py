@@ -107,16 +107,17 @@ def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps",
 
 
 def _label(*bugs):
+    """The bug keys a model stands for (None: the solution's way)."""
     return tuple(bug for bug in bugs if bug) or None
+
+
+NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
 
 
 def _norm_labels(statistic, axis):
     """The bug keys of a LayerNorm computed with `statistic` over `axis`."""
     labels = NORM_LABELS[statistic] if isinstance(NORM_LABELS[statistic], tuple) else (NORM_LABELS[statistic],)
     return (*labels, AXES[axis])
-
-
-NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
 
 
 def _norm_models():
