@@ -30,6 +30,12 @@ def copy_repo(target):
     return target
 
 
+def expected_sandbox():
+    """The sandbox grading must report here: "bubblewrap" wherever bwrap is installed (and always under CI, whose
+    .ci/run installs it), so a silent fall-back fails the test; "subprocess" only where bwrap is missing."""
+    return "bubblewrap" if shutil.which("bwrap") or os.environ.get("CI") else "subprocess"
+
+
 def floats_in(value):
     """Every float in a nested JSON document (e.g. a reference file's tensor data and gradients)."""
     if isinstance(value, dict):

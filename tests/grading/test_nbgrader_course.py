@@ -1,5 +1,6 @@
 """End to end in a real nbgrader course: LMS zip → zip_collect → our grade → gradebook → export; autograde agrees."""
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -7,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import expected_sandbox
 
 from .helpers import CHAPTER, ROOT, fixture_path, grade, lms_name, solution_source, write_notebook, write_zip
 
@@ -63,7 +66,9 @@ def exported(course):
 
 
 def ours(out):
-    """{student id: score} from our grades.csv."""
+    """{student id: score} from our grades.csv, after checking that every submission ran in the expected sandbox."""
+    sandboxes = {json.loads(path.read_text(encoding="utf-8"))["sandbox"] for path in (Path(out) / "results").glob("*.json")}
+    assert sandboxes == {expected_sandbox()}
     with open(Path(out) / "grades.csv", encoding="utf-8") as handle:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
 
