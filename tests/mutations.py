@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/mutations.py --list          # the mutations and the tests that must catch them
     .venv/bin/python tests/mutations.py root gradebook_first   # run some (or all, without names)
+    .venv/bin/python tests/mutations.py --baseline             # first check that the tests pass unmutated
 
 Each mutation is applied to a scratch copy of the repository (this checkout is never touched), the named tests
 run there, and the mutation counts as caught when they fail. tests/MUTATIONS.md explains each entry. Not part of
@@ -133,10 +134,16 @@ MUTATIONS = [
 
 
 def copy_of_repository(target):
-    """Tracked and untracked (not ignored) files of this checkout, copied to `target`."""
+    """Tracked and untracked (not ignored) files of this checkout, copied to `target` and committed there (some
+    tests copy the repository again with `git ls-files`)."""
     from tests.conftest import copy_repo
 
-    return copy_repo(Path(target))
+    repo = copy_repo(Path(target))
+    env = dict(os.environ, GIT_AUTHOR_NAME="mutations", GIT_AUTHOR_EMAIL="mutations@localhost",
+               GIT_COMMITTER_NAME="mutations", GIT_COMMITTER_EMAIL="mutations@localhost")
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "scratch copy"]):
+        subprocess.run(["git", *command], cwd=repo, env=env, check=True, capture_output=True)
+    return repo
 
 
 def apply(repo, mutation):
@@ -168,6 +175,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and their tests")
+    parser.add_argument("--baseline", action="store_true", help="first run the tests unmutated: they must pass")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.names or m.name in args.names]
     if args.list or not chosen:
@@ -177,6 +185,12 @@ def main(argv=None):
     survived = []
     with tempfile.TemporaryDirectory(prefix="mutations-") as folder:
         repo = copy_of_repository(Path(folder) / "repo")
+        if args.baseline:
+            tests = tuple(dict.fromkeys(test for mutation in chosen for test in mutation.tests))
+            failed, summary = run(repo, Mutation("baseline", "none", (), tests))
+            print(f"{'FAILED  ' if failed else 'passed  '} baseline (no mutation): {summary}", flush=True)
+            if failed:
+                return 1
         for mutation in chosen:
             originals = apply(repo, mutation)
             try:
