@@ -41,6 +41,7 @@ def graded(mixed_class, tmp_path_factory):
     out = tmp_path_factory.mktemp("graded")
     done = grade(["01", mixed_class, "--json", "--jobs", "2", "--out", out])
     assert done.returncode == 0, done.stderr
+    assert {d["sandbox"] for d in results(out).values() if d["status"] != "unreadable"} == {expected_sandbox()}
     return done, out
 
 

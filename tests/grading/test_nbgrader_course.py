@@ -46,9 +46,12 @@ def new_course(folder):
 
 
 def grade_in(course, args):
-    """`python -m grader grade …` run in the course, with the course's own grader package."""
+    """`python -m grader grade …` run in the course, with the course's own grader package (in the expected sandbox)."""
     done = grade(args, cwd=course, repo_on_path=False)
     assert done.returncode == 0, done.stderr
+    out = course / args[args.index("--out") + 1]
+    assert {json.loads(path.read_text(encoding="utf-8"))["sandbox"] for path in (out / "results").glob("*.json")} \
+        == {expected_sandbox()}
     return done
 
 
@@ -66,7 +69,7 @@ def exported(course):
 
 
 def ours(out):
-    """{student id: score} from our grades.csv, after checking that every submission ran in the expected sandbox."""
+    """{student id: score} from our grades.csv (after checking that every submission ran in the expected sandbox)."""
     sandboxes = {json.loads(path.read_text(encoding="utf-8"))["sandbox"] for path in (Path(out) / "results").glob("*.json")}
     assert sandboxes == {expected_sandbox()}
     with open(Path(out) / "grades.csv", encoding="utf-8") as handle:
