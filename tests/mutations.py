@@ -136,14 +136,9 @@ MUTATIONS = [
 def copy_of_repository(target):
     """Tracked and untracked (not ignored) files of this checkout, copied to `target` and committed there (some
     tests copy the repository again with `git ls-files`)."""
-    from tests.conftest import copy_repo
+    from tests.conftest import committed_copy
 
-    repo = copy_repo(Path(target))
-    env = dict(os.environ, GIT_AUTHOR_NAME="mutations", GIT_AUTHOR_EMAIL="mutations@localhost",
-               GIT_COMMITTER_NAME="mutations", GIT_COMMITTER_EMAIL="mutations@localhost")
-    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "scratch copy"]):
-        subprocess.run(["git", *command], cwd=repo, env=env, check=True, capture_output=True)
-    return repo
+    return committed_copy(Path(target))
 
 
 def apply(repo, mutation):
@@ -176,11 +171,19 @@ def main(argv=None):
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the mutations and their tests")
     parser.add_argument("--baseline", action="store_true", help="first run the tests unmutated: they must pass")
+    parser.add_argument("--applies", action="store_true", help="only check that every change still applies")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.names or m.name in args.names]
     if args.list or not chosen:
         for mutation in MUTATIONS:
             print(f"{mutation.name}: {mutation.change}\n    caught by {', '.join(mutation.tests)}")
+        return 0
+    if args.applies:
+        for mutation in chosen:
+            for path, old, _ in mutation.edits:
+                if (ROOT / path).read_text(encoding="utf-8").count(old) != 1:
+                    raise SystemExit(f"{mutation.name}: the text to change is not in {path} exactly once")
+        print(f"all {len(chosen)} mutations apply")
         return 0
     survived = []
     with tempfile.TemporaryDirectory(prefix="mutations-") as folder:
