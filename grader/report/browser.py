@@ -19,6 +19,19 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--remote-debugging-pipe")
 WAIT = 60.0  # seconds for any one answer from the browser
 HANGUL = "\uac00"  # 가: a font covers Korean when fontconfig says it has this character
+# What a page must show, measured in the browser (feedback pages and the class report alike).
+CHECKS = {
+    "korean": r"/[\uac00-\ud7a3]/.test(document.body.innerText)",
+    "heatmap_cells": "[...document.querySelectorAll('table.heatmap td')].filter(td => { const box = "
+                     "td.getBoundingClientRect(); return box.width > 8 && box.height > 8 && "
+                     "getComputedStyle(td).backgroundColor !== 'rgba(0, 0, 0, 0)'; }).length",
+    "heatmap_values": "[...document.querySelectorAll('table.heatmap td')].map(td => td.innerText.trim())",
+    "charts": "[...document.querySelectorAll('svg.chart')].filter(svg => svg.getBoundingClientRect().width > 100)"
+              ".map(svg => svg.getAttribute('aria-label'))",
+    "chart_bars": "document.querySelectorAll('svg.chart rect.bar').length",
+    "title": "document.title",
+}
+KOREAN_SELECTORS = ("h1", "h2", "figcaption", "table.heatmap th", "svg.chart text")  # fonts read where present
 
 
 class BrowserError(RuntimeError):
@@ -50,7 +63,7 @@ class Visit:
 class Browser:
     """One headless Chromium with an empty profile; use as a context manager."""
 
-    def __init__(self, width=1100, height=900):
+    def __init__(self, width=1100, height=900, env=None):
         binary = executable()
         if binary is None:
             raise BrowserError("chromium is not installed (Debian: apt-get install -y chromium)")
@@ -61,7 +74,7 @@ class Browser:
         # Chromium reads commands from fd 3 and writes answers to fd 4.
         self.process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
             pass_fds=(3, 4), preexec_fn=lambda: (os.dup2(to_browser, 3), os.dup2(from_browser, 4)))
         os.close(to_browser)
         os.close(from_browser)
@@ -146,13 +159,19 @@ class Browser:
             for name, expression in (expressions or {}).items():
                 visit.answers[name] = self.evaluate(session, expression)
             for selector in font_selectors:
-                visit.fonts[selector] = self.fonts(session, selector)
+                used = self.fonts(session, selector)
+                if used is not None:
+                    visit.fonts[selector] = used
             if screenshot is not None:
                 self.screenshot(session, screenshot)
             visit.errors = _errors(event for event in self.events if event.get("sessionId") == session)
             return visit
         finally:
             self.call("Target.closeTarget", targetId=target)
+
+    def inspect(self, page, screenshot=None):
+        """Visit `page` with the standard CHECKS and the fonts of its Korean text (KOREAN_SELECTORS)."""
+        return self.visit(page, CHECKS, KOREAN_SELECTORS, screenshot)
 
     def evaluate(self, session, expression):
         """The JSON value of a JavaScript expression in the page."""
@@ -162,11 +181,12 @@ class Browser:
         return answer["result"].get("value")
 
     def fonts(self, session, selector):
-        """The font families Chromium really used to draw the text of the first element matching `selector`."""
+        """The font families Chromium really used to draw the text of the first element matching `selector`
+        (None when nothing matches)."""
         root = self.call("DOM.getDocument", session, depth=0)["root"]["nodeId"]
         node = self.call("DOM.querySelector", session, nodeId=root, selector=selector)["nodeId"]
         if not node:
-            raise BrowserError(f"no element matches {selector!r}")
+            return None
         return [f["familyName"] for f in self.call("CSS.getPlatformFontsForNode", session, nodeId=node)["fonts"]]
 
     def screenshot(self, session, target):
@@ -177,6 +197,17 @@ class Browser:
         data = self.call("Page.captureScreenshot", session, format="png")["data"]
         Path(target).write_bytes(base64.b64decode(data))
         return target
+
+
+def problems(visit, fonts_with_hangul):
+    """What is wrong with a visited page: errors, no Korean text, Korean text drawn without a Hangul font."""
+    found = list(visit.errors)
+    if not visit.answers.get("korean"):
+        found.append("no Korean text on the page")
+    for selector, used in visit.fonts.items():
+        if not set(used) & set(fonts_with_hangul):
+            found.append(f"{selector}: Korean text drawn with {used}, none of which has Hangul glyphs")
+    return found
 
 
 def _high(fds):
