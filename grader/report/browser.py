@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -75,7 +76,7 @@ class Browser:
         self.process = subprocess.Popen(
             [binary, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-            pass_fds=(3, 4), preexec_fn=lambda: (os.dup2(to_browser, 3), os.dup2(from_browser, 4)))
+            start_new_session=True, pass_fds=(3, 4), preexec_fn=lambda: (os.dup2(to_browser, 3), os.dup2(from_browser, 4)))
         os.close(to_browser)
         os.close(from_browser)
         os.set_blocking(self._read_fd, False)
@@ -88,15 +89,19 @@ class Browser:
         self.close()
 
     def close(self):
-        """Stop the browser and remove its profile."""
+        """Ask the browser to quit (kill its process group if it does not), and remove its profile."""
+        if self.process.poll() is None:
+            try:
+                os.write(self._send_fd, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
+                self.process.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=30)
         for fd in (self._send_fd, self._read_fd):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=30)
         shutil.rmtree(self.profile, ignore_errors=True)
 
     def _messages(self, deadline):
