@@ -101,6 +101,14 @@ MUTATIONS = [
         ("tests/grading/test_gradebook.py::test_gradebook_cells_hold_the_check_scores_of_grades_csv",),
     ),
     Mutation(
+        "page_title_unescaped",
+        "page headings and <title> print the student id (and any heading text) unescaped",
+        (("grader/report/page.py", "<title>{html.escape(title)}</title>", "<title>{title}</title>"),
+         ("grader/report/page.py", 'return f"<h{block.level}>{_inline(block.text)}</h{block.level}>"',
+          'return f"<h{block.level}>{block.text}</h{block.level}>"')),
+        ("tests/report/test_pages.py::test_markup_from_a_submission_is_escaped_in_every_page",),
+    ),
+    Mutation(
         "silent_fallback",
         "the pool runs plain subprocesses although bubblewrap works, without a warning",
         (("grader/sandbox/pool.py",
