@@ -118,8 +118,9 @@ def test_nbgrader_autograde_agrees_for_honest_submissions(graded_course):
 
 
 def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
-    """With no generate_assignment run, --gradebook creates the assignment from the source notebook; later runs
-    find the course's gradebook.db by default and update the scores."""
+    """With no generate_assignment run, --gradebook creates the assignment from the source notebook. A later run
+    without the flag leaves the gradebook alone; with `c.GraderGrade.gradebook` in nbgrader_config.py it updates
+    the scores and says which setting asked for it."""
     course = new_course(tmp_path / "course")
     release = ROOT / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     for student, fixture in (("kim", None), ("park", "no_scale")):
@@ -129,5 +130,11 @@ def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
     assert "만들었습니다" in done.stderr
     assert exported(course) == {"kim": 100, "park": 36}
     write_notebook(course / "submitted" / "park" / CHAPTER / f"{CHAPTER}.ipynb", solution_source(), release=release)
-    grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag: the course's gradebook.db exists
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag, no setting: not written
+    assert exported(course) == {"kim": 100, "park": 36}
+    assert "gradebook" not in done.stderr
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.GraderGrade.gradebook = "gradebook.db"\n')
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])
     assert exported(course) == {"kim": 100, "park": 100}
+    assert "c.GraderGrade.gradebook" in done.stderr and str(course / "gradebook.db") in done.stderr
