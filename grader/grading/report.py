@@ -33,6 +33,7 @@ def document(submission, verdicts, run=None):
         "picture": verdicts.picture,
     }
     track = tracks.track_of(getattr(submission, "file_name", ""))
+    extra["track"] = track
     output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
     if verdicts.notes:
         extra["notes"] = list(verdicts.notes)

@@ -10,6 +10,18 @@ SELF_CHECK = (
     "`python -m selfcheck` — 공개 검사를 실행하고 실패한 검사의 안내를 보여 줍니다.",
     "`python -m pytest test_visible.py` — 같은 공개 검사를 pytest로 실행합니다.",
 )
+SELF_CHECK_NOTEBOOK = (
+    "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀이 시드 입력의 가중치를 출력하고, "
+    "검사 셀마다 통과 여부와 진단이 나옵니다.",
+    "`python -m selfcheck {notebook}` — 노트북 폴더의 터미널에서 공개 검사 표와 진단을 한 번에 봅니다.",
+)
+
+
+def self_check_steps(result, chapter_id):
+    """The re-check commands of the student's track (the results' `track`: "notebook" or "py")."""
+    if result.data.get("track") == "notebook":
+        return tuple(step.format(notebook=f"{chapter_id}.ipynb") for step in SELF_CHECK_NOTEBOOK)
+    return SELF_CHECK
 
 
 def _points(value):
@@ -19,6 +31,7 @@ def _points(value):
 def blocks(result, chapter_id, folder):
     """The page's blocks; draws the heatmap into `folder`."""
     out = [page.Text(f"점수: {_points(result.score)} / {_points(result.max_score)}점 ({_split(result)})")]
+    out += [page.Text(f"※ {note}", quote=True) for note in result.data.get("notes") or () if isinstance(note, str)]
     if result.status != OK:
         out.append(page.Text(f"실행 상태: {texts.student(result.status)}", quote=True))
     out += [page.Heading("검사별 점수"), _table(result)]
@@ -26,7 +39,7 @@ def blocks(result, chapter_id, folder):
     out += _diagnoses(result)
     out += _picture(result, chapter_id, Path(folder))
     out += [page.Heading("다시 점검하기"), page.Text("과제 폴더에서 다음 명령으로 고친 코드를 다시 확인할 수 있습니다."),
-            page.Bullets(SELF_CHECK),
+            page.Bullets(self_check_steps(result, chapter_id)),
             page.Text("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
                       "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")]
     return out

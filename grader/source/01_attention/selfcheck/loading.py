@@ -109,7 +109,7 @@ def module_from_source(source, name="submission", notes=None):
 def student_line(error):
     """{"file", "line", "text"}: where in the student's own code `error` happened (the deepest such frame), or None."""
     if isinstance(error, SyntaxError) and _is_student_file(error.filename):
-        return {"file": error.filename, "line": error.lineno or 0, "text": (error.text or "").strip()[:200]}
+        return {"file": _shown(error.filename), "line": error.lineno or 0, "text": (error.text or "").strip()[:200]}
     found = None
     traceback = error.__traceback__
     while traceback is not None:
@@ -120,18 +120,24 @@ def student_line(error):
     if found is None:
         return None
     filename, line = found
-    return {"file": filename, "line": line, "text": linecache.getline(filename, line).strip()[:200]}
+    return {"file": _shown(filename), "line": line, "text": linecache.getline(filename, line).strip()[:200]}
+
+
+def _shown(filename):
+    return PY_FILE if Path(filename).name == PY_FILE else filename
 
 
 def _is_student_file(filename):
-    return filename == PY_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
+    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells."""
+    return Path(filename or "").name == PY_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
 
 
 def place(where):
-    """Korean for a `student_line` result: `코드 셀 3의 5번째 줄` or `transformer.py 12번째 줄` (+ the line)."""
+    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄` or `transformer.py 12번째 줄` (+ the line)."""
     if not where:
         return ""
-    file = where["file"]
-    text = f"{file}의 {where['line']}번째 줄" if file != PY_FILE else f"{file} {where['line']}번째 줄"
+    file, line = where["file"], where["line"]
+    cell = re.fullmatch(r"코드 셀 (\d+)", file)
+    text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄" if cell else f"{file} {line}번째 줄"
     return text + (f": `{where['text']}`" if where.get("text") else "")
 
