@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
+
 from .helpers import CHAPTER, ROOT, fixture_path, grade, lms_name, solution_source, write_notebook, write_zip
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
@@ -19,6 +21,7 @@ STUDENTS = {
     "carol": "unimplemented",
     "dave": "warns_correct",  # right, but torch warns on stderr in every cell
     "erin": "log_softmax",
+    "frank": "helper_cell",  # a helper function in a cell of its own, `!ls` and `%matplotlib` (a notebook as run)
 }
 
 
@@ -77,7 +80,10 @@ def collected_course(tmp_path_factory):
     staging = tmp_path_factory.mktemp("lms")
     members = {}
     for student in STUDENTS:
-        path = write_notebook(staging / lms_name(student), answer(student), release=release)
+        if STUDENTS[student] == "helper_cell":
+            path = student_notebook(staging / lms_name(student), CHAPTER, CH01_ANSWER, CH01_HELPER)
+        else:
+            path = write_notebook(staging / lms_name(student), answer(student), release=release)
         members[path.name] = path.read_bytes()
     archive = course / "downloaded" / CHAPTER / "archive"
     archive.mkdir(parents=True)
@@ -98,7 +104,7 @@ def graded_course(collected_course):
 def test_export_shows_our_scores_per_student(graded_course):
     """After `grade --gradebook`, `nbgrader export` lists each student with exactly the score we computed."""
     scores = ours(graded_course / "graded")
-    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23}
+    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23, "frank": 100}
     assert exported(graded_course) == scores
 
 
