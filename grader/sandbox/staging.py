@@ -8,6 +8,7 @@ the way. Package `__init__` files are copied but not followed: their lazy import
 self-check, not the worker.
 """
 import ast
+import os
 import shutil
 from pathlib import Path
 
@@ -81,9 +82,14 @@ def stage(destination, probe_module):
     return destination
 
 
+# Inherited when set: the worker runs the same torch kernels as the judge (e.g. `ATEN_CPU_CAPABILITY=default`).
+PASSED_THROUGH = ("ATEN_CPU_CAPABILITY",)
+
+
 def environment(code_dir, home):
-    """The whole environment of a worker: no inherited variables, one thread, a fixed hash seed."""
-    return {
+    """The whole environment of a worker: no inherited variables but the kernel choice, one thread, a fixed hash seed."""
+    passed = {name: os.environ[name] for name in PASSED_THROUGH if name in os.environ}
+    return {**passed,
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
         "TMPDIR": str(home),

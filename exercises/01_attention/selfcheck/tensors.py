@@ -57,6 +57,17 @@ def _plain_number(x):
     return x
 
 
+def portable_randn(shape, generator, dtype=None):
+    """Normal samples that are the same on every CPU: drawn in float64, then cast.
+
+    torch draws float32 normals of 16+ values with vectorised kernels that differ in the last bits between
+    CPUs (AVX-512, AVX2, `ATEN_CPU_CAPABILITY=default`); its float64 draw is the same everywhere.
+    """
+    import torch
+
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype or torch.float32)
+
+
 def describe_exception(error):
     """The exception's type and first line, shortened: enough for a diagnosis, no traceback; `where`: the
     student's own line it happened on, when it did (see `loading.student_line`)."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .tensors import describe_exception, encode
+from .tensors import describe_exception, encode, portable_randn
 
 MAX_DROPOUT_CALLS = 3
 
@@ -94,7 +94,7 @@ def make_inputs(name):
     generator = torch.Generator().manual_seed(case.seed)
 
     def draw(shape):
-        return torch.randn(*shape, generator=generator)
+        return portable_randn(shape, generator)
 
     if case.self_attention:
         query = key = value = draw(case.query)

@@ -1,0 +1,199 @@
+"""Reproducible on any machine: references checked by number, grading independent of where they were built.
+
+Another CPU runs other torch kernels; `ATEN_CPU_CAPABILITY=default` forces the plain ones here, so a
+machine-dependent result fails in this suite before it fails for a user.
+"""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from grader import chapters, paths
+from grader.build import drift
+from grader.checks import compare
+from tests.conftest import PYTHON, ROOT, copy_repo, run
+
+pytestmark = pytest.mark.build
+
+OTHER_KERNELS = {"ATEN_CPU_CAPABILITY": "default"}
+# A correct answer and mistakes that lose some or all points, per chapter (tests/fixtures/chNN/<name>.py).
+GRADED = {
+    "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
+    "02": ["inverted_mask", "triu_diagonal_0", "dropout_on_output", "fill_zero"],
+}
+
+
+def _env(**extra):
+    return dict(os.environ, **extra)
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+def _committed_copy(target):
+    """A copy of the repository's files as a fresh git repository with one commit."""
+    repo = copy_repo(target)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "copy")
+    return repo
+
+
+def _ulps(value, n, dtype):
+    """`value` moved by n units in the last place of its dtype."""
+    if dtype == "float64":
+        for _ in range(abs(n)):
+            value = math.nextafter(value, math.copysign(math.inf, n))
+        return value
+    bits = struct.unpack("<i", struct.pack("<f", value))[0]
+    return struct.unpack("<f", struct.pack("<i", bits + n))[0]
+
+
+def _nudged(document, n, dtype="float32"):
+    """Every number of a reference document moved by n ulps of its dtype (what another CPU's kernels do)."""
+    if isinstance(document, dict):
+        dtype = document.get("dtype", dtype)
+        return {key: _nudged(value, n, dtype) for key, value in document.items()}
+    if isinstance(document, list):
+        return [_nudged(value, n, dtype) for value in document]
+    if isinstance(document, float) and math.isfinite(document) and document != 0.0:
+        return _ulps(document, n, dtype)
+    return document
+
+
+def _reference_bytes(chapter_id):
+    return (paths.REFERENCE / f"{chapter_id}.json").read_bytes()
+
+
+def _dumped(document):
+    return json.dumps(document).encode()
+
+
+def test_torch_honours_the_cpu_capability_variable():
+    """This torch build switches kernels with ATEN_CPU_CAPABILITY (else the tests below would prove nothing)."""
+    code = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    native = run([PYTHON, "-c", code])
+    forced = run([PYTHON, "-c", code], env=_env(**OTHER_KERNELS))
+    assert forced.stdout.strip() == "DEFAULT", forced.stderr
+    assert native.stdout.strip() != "", native.stderr
+
+
+def test_drift_tolerance_stays_inside_the_grading_tolerance():
+    """A reference that passes the drift check grades every submission the same: 10x inside the judge's tolerance."""
+    for dtype, (rtol, atol) in drift.DRIFT_TOLERANCE.items():
+        if dtype in ("float16", "bfloat16"):
+            continue  # no chapter computes in half precision
+        grading_rtol, grading_atol = compare.tolerance(dtype)
+        assert rtol * 10 <= grading_rtol and atol * 10 <= grading_atol, dtype
+
+
+@pytest.mark.parametrize("chapter", [c.id for c in chapters.all_chapters()])
+def test_a_few_ulps_are_the_same_reference(chapter):
+    """Every value moved by 4 ulps of its dtype, either way, still checks clean."""
+    committed = json.loads(_reference_bytes(chapter))
+    for n in (4, -4):
+        assert drift.differences(_reference_bytes(chapter), _dumped(_nudged(committed, n))) == []
+
+
+def test_a_real_change_is_named_with_its_place():
+    """A value off by 0.1 %, a NaN, a missing key, another dtype, another length: each is a difference."""
+    original = _reference_bytes("01_attention")
+    document = json.loads(original)
+    case = document["cases"]["seed"]["result"]["items"][1]
+    edits = {
+        "value": lambda d: d["cases"]["seed"]["result"]["items"][1]["data"].__setitem__(0, case["data"][0] * 1.001),
+        "nan": lambda d: d["cases"]["seed"]["result"]["items"][1]["data"].__setitem__(0, "nan"),
+        "key": lambda d: d["cases"].pop("seed"),
+        "dtype": lambda d: d["cases"]["seed"]["result"]["items"][1].__setitem__("dtype", "float64"),
+        "length": lambda d: d["cases"]["seed"]["result"]["items"][1]["data"].pop(),
+    }
+    for name, edit in edits.items():
+        changed = json.loads(original)
+        edit(changed)
+        found = drift.differences(original, _dumped(changed))
+        assert found, name
+        assert ("/cases" in found[0]) or name == "key", (name, found)
+
+
+def test_reference_files_are_recognised_and_nothing_else():
+    """Only reference data is compared by number; code, text and notebooks by byte."""
+    assert drift.is_reference(paths.REFERENCE / "01_attention.json")
+    assert drift.is_reference(paths.EXERCISES / "01_attention/selfcheck/reference.json")
+    assert not drift.is_reference(paths.RELEASE / "01_attention/01_attention.ipynb")
+    assert not drift.is_reference(paths.EXERCISES / "01_attention/transformer.py")
+
+
+def test_build_check_is_clean_under_other_kernels():
+    """`build --check` passes with torch's default (non-vectorised) kernels, release included."""
+    done = run([PYTHON, "-m", "grader", "build", "--check"], env=_env(**OTHER_KERNELS))
+    assert done.returncode == 0, done.stderr
+
+
+def test_build_under_other_kernels_leaves_git_status_clean(tmp_path):
+    """A build of a fresh clone on a 'different CPU' writes nothing: git status stays empty."""
+    repo = _committed_copy(tmp_path / "repo")
+    done = run([PYTHON, "-m", "grader", "build"], cwd=repo, env=_env(**OTHER_KERNELS, PYTHONPATH=str(repo)))
+    assert done.returncode == 0, done.stderr
+    assert "0 written, 0 removed" in done.stdout
+    assert _git(repo, "status", "--porcelain") == ""
+
+
+def test_a_real_change_of_the_solution_still_fails_the_check(tmp_path):
+    """Scaling by d_k instead of √d_k changes the references: --check names them and the values that moved."""
+    repo = copy_repo(tmp_path / "repo")
+    solution = repo / "solutions/01_attention/transformer.py"
+    text = solution.read_text(encoding="utf-8")
+    assert "math.sqrt(d_k)" in text
+    solution.write_text(text.replace("math.sqrt(d_k)", "d_k"), encoding="utf-8")
+    done = run([PYTHON, "-m", "grader", "build", "--check", "--no-release"], cwd=repo,
+               env=_env(PYTHONPATH=str(repo)))
+    assert done.returncode != 0
+    assert "out of date: grader/reference/01_attention.json" in done.stderr
+    assert "out of date: exercises/01_attention/selfcheck/reference.json" in done.stderr
+    assert "/cases/" in done.stderr and "tolerance" in done.stderr
+
+
+def _scores(repo, chapter, workdir, env=None):
+    """{fixture: {check: score}} from `python -m grader grade` (the sandbox) with the code of `repo`."""
+    files = [ROOT / "tests/fixtures" / f"ch{chapter}" / f"{name}.py" for name in GRADED[chapter]]
+    files.append(ROOT / "solutions" / chapters.find(chapter).id / "transformer.py")
+    out = workdir / "graded"
+    shutil.rmtree(out, ignore_errors=True)
+    done = run([PYTHON, "-m", "grader", "grade", chapter, *map(str, files), "--json", "--no-feedback",
+                "--out", str(out)], cwd=workdir, env=_env(PYTHONPATH=str(repo), **(env or {})), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {r["submission"]: {t["name"]: round(t["score"], 6) for t in r["tests"]} for r in json.loads(done.stdout)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", sorted(GRADED))
+def test_grading_does_not_depend_on_where_references_were_built(tmp_path, chapter):
+    """References built under other kernels, or nudged by a few ulps, give every fixture the same score per check
+    as the committed ones; grading itself under other kernels does too. The solution gets full marks and each
+    mistake keeps losing its points."""
+    chapter_id = chapters.find(chapter).id
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    expected = _scores(ROOT, chapter, workdir)
+    assert sum(expected["transformer"].values()) == pytest.approx(100)
+    assert all(sum(scores.values()) < 100 for name, scores in expected.items() if not name.startswith(("ok_", "transformer")))
+
+    elsewhere = copy_repo(tmp_path / "elsewhere")
+    target = elsewhere / "grader/reference" / f"{chapter_id}.json"
+    code = ("import sys; from grader import chapters; from grader.build import pipeline, shipping; "
+            "sys.stdout.buffer.write(shipping.dump_json(pipeline.reference_document(chapters.find(sys.argv[1]))))")
+    built = subprocess.run([PYTHON, "-c", code, chapter], cwd=elsewhere, capture_output=True, timeout=300,
+                           env=_env(PYTHONPATH=str(elsewhere), **OTHER_KERNELS))
+    assert built.returncode == 0, built.stderr
+    target.write_bytes(built.stdout)
+    assert _scores(elsewhere, chapter, workdir) == expected
+
+    target.write_bytes(_dumped(_nudged(json.loads(_reference_bytes(chapter_id)), 3)))
+    assert _scores(elsewhere, chapter, workdir) == expected
+
+    assert _scores(ROOT, chapter, workdir, env=OTHER_KERNELS) == expected
