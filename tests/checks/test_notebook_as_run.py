@@ -227,3 +227,24 @@ def test_pytest_shows_the_korean_verdict_not_the_framework(tmp_path):
     assert done.returncode == 1
     assert "NameError: name 'valeu' is not defined, transformer.py" in done.stdout
     assert "judge_module(chapter)" not in done.stdout and "def verify" not in done.stdout
+
+
+def test_check_cells_in_jupyter_name_the_cell_by_its_execution_number():
+    """In the notebook's check cells (verify on the kernel's globals), an error in a cell the kernel ran is placed by
+    the number Jupyter shows beside that cell."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from grader.checks import verify
+
+    shell = InteractiveShell.instance()
+    try:
+        helper = CH01_HELPER.replace("%matplotlib inline\n", "")  # a bare shell has no GUI backend to enable
+        code = helper + "\n" + CH01_ANSWER.replace("p_attn, value)", "p_attn, valeu)")
+        shell.run_cell(code, store_history=True)
+        number = shell.execution_count - 1
+        line = next(n for n, text in enumerate(shell.transform_cell(code).splitlines(), 1) if "valeu" in text)
+        with pytest.raises(AssertionError) as failure:
+            verify("01_attention", "return_contract", shell.user_ns)
+        assert f"실행 번호 [{number}]인 셀의 {line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`" in str(failure.value)
+    finally:
+        InteractiveShell.clear_instance()

@@ -12,6 +12,7 @@ cell and the line the student sees.
 import json
 import linecache
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -114,13 +115,25 @@ def student_line(error):
     traceback = error.__traceback__
     while traceback is not None:
         filename = traceback.tb_frame.f_code.co_filename
-        if _is_student_file(filename):
+        if _is_student_file(filename) or _jupyter_cell(filename):
             found = (filename, traceback.tb_lineno)
         traceback = traceback.tb_next
     if found is None:
         return None
     filename, line = found
-    return {"file": _shown(filename), "line": line, "text": linecache.getline(filename, line).strip()[:200]}
+    return {"file": _jupyter_cell(filename) or _shown(filename), "line": line,
+            "text": linecache.getline(filename, line).strip()[:200]}
+
+
+def _jupyter_cell(filename):
+    """`In[5]` when `filename` is a cell this Jupyter kernel ran (the notebook's check cells run there), else None."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    try:
+        named = shell.compile.format_code_name(filename)
+    except (AttributeError, TypeError):
+        return None
+    return named[1] if named else None
 
 
 def _shown(filename):
@@ -138,6 +151,12 @@ def place(where):
         return ""
     file, line = where["file"], where["line"]
     cell = re.fullmatch(r"코드 셀 (\d+)", file)
-    text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄" if cell else f"{file} {line}번째 줄"
+    jupyter = re.fullmatch(r"In\[(\d+)\]", file)
+    if cell:
+        text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄"
+    elif jupyter:
+        text = f"실행 번호 [{jupyter.group(1)}]인 셀의 {line}번째 줄"
+    else:
+        text = f"{file} {line}번째 줄"
     return text + (f": `{where['text']}`" if where.get("text") else "")
 
