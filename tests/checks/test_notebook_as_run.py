@@ -248,3 +248,17 @@ def test_check_cells_in_jupyter_name_the_cell_by_its_execution_number():
         assert f"실행 번호 [{number}]인 셀의 {line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`" in str(failure.value)
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_a_timed_cell_still_defines_its_functions(tmp_path):
+    """A helper cell that starts with `%%time` runs its body (the helper exists); `%%writefile` does not run."""
+    helper = "%%time\n" + CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = runner.check("01_attention", path)
+    assert all(r.passed for r in checked)
+    assert notes == ["`%%time`: IPython 명령은 채점과 자가 점검에서 명령만 건너뛰고 셀의 코드는 실행합니다 (점수에는 영향이 없습니다)."]
+    helper = "%%writefile scratch.py\n" + CH01_HELPER
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = runner.check("01_attention", path)
+    assert not checked[0].passed and "my_scores" in checked[0].message
+    assert notes == ["`%%writefile scratch.py`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]

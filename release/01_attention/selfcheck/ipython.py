@@ -35,8 +35,9 @@ class SkippingShell:
         self.user_ns = namespace
         self.notes = notes
 
-    def _skip(self, what):
-        note = f"`{what.strip()}`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."
+    def _skip(self, what, body_runs=False):
+        done = "명령만 건너뛰고 셀의 코드는 실행합니다" if body_runs else "실행하지 않고 건너뜁니다"
+        note = f"`{what.strip()}`: IPython 명령은 채점과 자가 점검에서 {done} (점수에는 영향이 없습니다)."
         if note not in self.notes:
             self.notes.append(note)
 
@@ -44,7 +45,7 @@ class SkippingShell:
         self._skip(f"%{name.lstrip('%')} {line}")
 
     def run_cell_magic(self, name, line, cell):
-        self._skip(f"%%{name} {line}")
+        self._skip(f"%%{name} {line}", body_runs=name in RUN_BODY)
         if name in RUN_BODY:
             exec(compile("\n" + cell, f"<%%{name}>", "exec"), self.user_ns)  # line numbers as in the cell
 
