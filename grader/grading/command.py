@@ -69,7 +69,9 @@ def _write_feedback(out, chapter_id, wall_seconds):
 
     course_root = Path.cwd() if (Path.cwd() / "submitted").is_dir() else None
     written = write_all(out, chapter_id, course_root=course_root, wall_seconds=wall_seconds)
-    print(f"피드백: {out}/feedback/<학생>/feedback.html ({len(written['feedback'])}명), 학급 보고서: {out}/report.html",
+    pages = len(written["feedback"])
+    print(f"피드백: {out}/feedback/<학생>/feedback.html ({pages}명), 학급 보고서: {out}/report.html "
+          f"(페이지 {written['seconds']:.2f}초, 학생당 {1000 * written['seconds'] / max(pages, 1):.1f} ms)",
           file=sys.stderr)
 
 

@@ -7,10 +7,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from grader.checks import framework, references
+from grader.report.picture import declared
 from grader.sandbox import status as sandbox_status
 
 UNREADABLE = "unreadable"
-DEFAULT_PICTURE = ("seed", 1, "p_attn")
 MAX_PICTURE_CELLS = 64 * 64
 CACHE_SIZE = 512  # distinct outcomes remembered: a class repeats the same few bugs (and identical right answers)
 
@@ -47,8 +47,7 @@ class Judge:
         self.limits = limits
         self.references = references.load(judge_module.CHAPTER_ID)
         self._cache = OrderedDict()
-        case, item, label = getattr(judge_module, "PICTURE", DEFAULT_PICTURE)
-        self.picture_case, self.picture_item, self.picture_label = case, item, label
+        self.declaration = declared(judge_module.CHAPTER_ID)
 
     @property
     def cases(self):
@@ -107,27 +106,35 @@ class Judge:
         return results
 
     def picture(self, outcome):
-        """{"case", "label", "student"}: the student's tensor for the feedback heatmap (first batch element) or None."""
-        return {"case": self.picture_case, "label": self.picture_label, "student": self._student_picture(outcome)}
+        """{"case", "label", "student"}: the student's declared tensor for the feedback page, or None."""
+        return picture_data(outcome, self.declaration)
 
-    def _student_picture(self, outcome):
-        try:
-            trace = outcome["traces"][self.picture_case]
-            description = trace["result"]["items"][self.picture_item]
-            if description.get("kind") != "tensor" or description.get("data") is None:
-                return None
-            shape = [int(n) for n in description["shape"]]
-            values = [float(x) for x in description["data"]]
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+
+def picture_data(outcome, declaration):
+    """{"case", "label", "student"} for results.json: the declared item of the declared case (picture.declared)."""
+    return {"case": declaration.case, "label": declaration.label,
+            "student": student_picture(outcome, declaration.case, declaration.item)}
+
+
+def student_picture(outcome, case, item):
+    """Item `item` of the student's result on `case` as nested lists (first batch element), or None."""
+    try:
+        trace = outcome["traces"][case]
+        description = trace["result"]["items"][item]
+        if description.get("kind") != "tensor" or description.get("data") is None:
             return None
-        if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
-            return None
-        while len(shape) > 2:  # first batch (and head) element
-            values = values[: math.prod(shape[1:])]
-            shape = shape[1:]
-        if len(values) > MAX_PICTURE_CELLS:
-            return None
-        if len(shape) == 1:
-            return values
-        rows, columns = shape
-        return [values[r * columns:(r + 1) * columns] for r in range(rows)]
+        shape = [int(n) for n in description["shape"]]
+        values = [float(x) for x in description["data"]]
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+    if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
+        return None
+    while len(shape) > 2:  # first batch (and head) element
+        values = values[: math.prod(shape[1:])]
+        shape = shape[1:]
+    if len(values) > MAX_PICTURE_CELLS:
+        return None
+    if len(shape) == 1:
+        return values
+    rows, columns = shape
+    return [values[r * columns:(r + 1) * columns] for r in range(rows)]

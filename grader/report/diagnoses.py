@@ -1,8 +1,8 @@
 """Group diagnoses into re-teachable topics: a chapter's known bug explanation, else the line without its case prefix."""
-import ast
 from collections import Counter
 from functools import lru_cache
 
+from . import judge_source
 from .results import diagnosis
 
 
@@ -16,22 +16,9 @@ def vocabulary(chapter_id):
 
 
 def _literal_tables(chapter_id):
-    """The judge's BUGS and CASE_TEXT dicts, read from its source (importing it would import torch)."""
-    from grader.checks import HERE
-
-    try:
-        tree = ast.parse((HERE / f"ch{str(chapter_id)[:2]}_judge.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return {}
-    tables = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id in ("BUGS", "CASE_TEXT"):
-                try:
-                    tables[node.targets[0].id] = ast.literal_eval(node.value)
-                except ValueError:
-                    pass
-    return tables
+    """The judge's BUGS and CASE_TEXT dicts."""
+    found = judge_source.literals(chapter_id)
+    return {name: found[name] for name in ("BUGS", "CASE_TEXT") if isinstance(found.get(name), dict)}
 
 
 def topic(line, bugs, cases):
@@ -61,3 +48,8 @@ def frequent(results, bugs, cases):
     for result in results:
         counts.update(topics(result, bugs, cases))
     return counts
+
+
+def case_text(chapter_id, case):
+    """The judge's Korean description of a case (its CASE_TEXT entry), or a generic one."""
+    return _literal_tables(chapter_id).get("CASE_TEXT", {}).get(case, f"공개 검사 입력 '{case}'")
