@@ -9,8 +9,8 @@ from .regions import remove_hidden
 
 PACKAGE = "selfcheck"
 # Modules every chapter ships; the chapter adds its own chNN_probe.py and chNN_judge.py.
-COMMON = ("__init__.py", "__main__.py", "compare.py", "execute.py", "framework.py", "friendly.py",
-          "loading.py", "references.py", "results.py", "runner.py", "tensors.py")
+COMMON = ("__init__.py", "__main__.py", "compare.py", "errortext.py", "execute.py", "framework.py", "friendly.py",
+          "ipython.py", "loading.py", "references.py", "results.py", "runner.py", "tensors.py", "tracks.py")
 
 
 def files(chapter, reference_document):

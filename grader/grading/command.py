@@ -23,22 +23,23 @@ def run(args):
 
     from grader.sandbox import Limits, SandboxError, SandboxPool
 
+    from .course import Course
     from .gradebook_process import GradebookProcess
 
     limits = Limits() if args.timeout is None else Limits(wall_seconds=args.timeout, cpu_seconds=max(1, int(args.timeout)))
-    gradebook_path = _gradebook_path(args.gradebook)
     # The warm workers start first and import torch while this process loads the judge and collects the
     # inputs; the gradebook helper imports nbgrader meanwhile.
     pool = SandboxPool(probe_module=f"grader.checks.ch{number}_probe", jobs=args.jobs, limits=limits)
+    course = Course()
+    gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
     with pool, helper:
         from grader.checks import judge_module
 
         from .collect import Inputs
-        from .course import Course
 
         module = judge_module(number)
-        with Inputs(args.paths, module.CHAPTER_ID, Course()) as inputs:
+        with Inputs(args.paths, module.CHAPTER_ID, course) as inputs:
             for problem in inputs.problems:
                 print(f"오류: {problem}", file=sys.stderr)
             if not inputs.submissions:
@@ -52,7 +53,7 @@ def run(args):
         csv_path = report.write_csv()
         status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
         if gradebook_path is not None:
-            status = max(status, _write_gradebook(helper, gradebook_path, module, report))
+            status = max(status, _write_gradebook(helper, gradebook_path, asked_by, module, report))
     if not args.no_feedback:
         _write_feedback(args.out, module.CHAPTER_ID, time.monotonic() - started)
     if args.json:
@@ -89,15 +90,18 @@ def _grade(submissions, pool, module, limits, out):
     return report
 
 
-def _gradebook_path(option):
-    """--gradebook PATH, else the course root's gradebook.db when it already exists, else None."""
+def _gradebook_path(option, course):
+    """(the gradebook to write, who asked for it): --gradebook PATH, else the course's
+    `c.GraderGrade.gradebook` setting in nbgrader_config.py, else (None, None): nothing is written."""
     if option:
-        return Path(option)
-    default = Path.cwd() / "gradebook.db"
-    return default if default.exists() else None
+        return Path(option), "--gradebook"
+    setting = course.gradebook_setting()
+    if setting:
+        return course.root / setting, f"{course.root / 'nbgrader_config.py'}의 c.GraderGrade.gradebook"
+    return None, None
 
 
-def _write_gradebook(writer, path, module, report):
+def _write_gradebook(writer, path, asked_by, module, report):
     from .gradebook import GradebookError
 
     points = {check.name: check.points for check in module.CHECKS}
@@ -106,7 +110,7 @@ def _write_gradebook(writer, path, module, report):
     except GradebookError as error:
         print(f"gradebook에 기록하지 못했습니다: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
-    print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다.", file=sys.stderr)
+    print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다 ({asked_by}).", file=sys.stderr)
     return EXIT_OK
 
 

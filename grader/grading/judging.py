@@ -31,6 +31,7 @@ class Verdicts:
     status: str
     picture: dict
     failure: str | None = None  # the Korean reason the whole submission scored 0, if so
+    notes: tuple = ()  # IPython commands the sandbox skipped (Korean, for the student)
 
 
 class Judge:
@@ -66,7 +67,8 @@ class Judge:
     def judge_run(self, run):
         """Verdicts for a sandbox RunResult."""
         outcome = self.outcome(run)
-        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome))
+        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome),
+                        tuple(outcome.get("notes") or ()))
 
     def judge_unreadable(self, message):
         """Verdicts for a submission that could not be read (0 points, the Korean reason on every check)."""

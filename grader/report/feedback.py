@@ -5,7 +5,6 @@ from . import diagnoses, heatmap, page, picture, texts
 from .results import OK, diagnosis, title
 
 
-
 def _points(value):
     return f"{round(float(value), 2):g}"
 
@@ -13,14 +12,15 @@ def _points(value):
 def blocks(result, chapter_id):
     """The page's blocks."""
     out = [page.Text(f"점수: {_points(result.score)} / {_points(result.max_score)}점 ({_split(result)})")]
+    out += [page.Text(f"※ {note}", quote=True) for note in result.data.get("notes") or () if isinstance(note, str)]
     if result.status != OK:
         out.append(page.Text(f"실행 상태: {texts.student(result.status)}", quote=True))
     out += [page.Heading("검사별 점수"), _table(result)]
     out += _causes(result, chapter_id)
     out += _diagnoses(result)
     out += _picture(result, chapter_id)
-    out += [page.Heading(texts.SELF_CHECK_HEADING), page.Text(texts.SELF_CHECK_INTRO), page.Bullets(texts.SELF_CHECK),
-            page.Text(texts.HIDDEN_CHECKS)]
+    out += [page.Heading(texts.SELF_CHECK_HEADING), page.Text(texts.SELF_CHECK_INTRO),
+            page.Bullets(texts.self_check(result.data.get("track"), chapter_id)), page.Text(texts.HIDDEN_CHECKS)]
     return out
 
 

@@ -15,8 +15,8 @@ def figure(panels, rows_name, columns_name):
     """A page.Figure with one heatmap per (caption, 2-D list) panel, side by side; rows and columns named."""
     low, high = _scale([rows for _, rows in panels])
     tables = "".join(_panel(caption, rows, low, high, rows_name, columns_name) for caption, rows in panels)
-    legend = (f'<p class="legend">색: {_label(low)} <span class="scale" style="background: linear-gradient(to right, '
-              f'{", ".join(BLUES)})"></span> {_label(high)}'
+    legend = (f'<p class="legend">색: {label(low)} <span class="scale" style="background: linear-gradient(to right, '
+              f'{", ".join(BLUES)})"></span> {label(high)}'
               + (f' · 회색 = nan/inf</p>' if any(_has_non_finite(rows) for _, rows in panels) else "</p>"))
     markdown = "\n\n".join(_markdown(caption, rows, rows_name, columns_name) for caption, rows in panels)
     return page.Figure(f'<div class="figures">{tables}</div>{legend}', markdown)
@@ -35,7 +35,7 @@ def _panel(caption, rows, low, high, rows_name, columns_name):
 
 def _cell(value, low, high, annotate):
     background, ink = colour(value, low, high)
-    text = _label(value)
+    text = label(value)
     return (f'<td style="background:{background};color:{ink}" title="{text}" data-value="{text}">'
             f'{text if annotate else ""}</td>')
 
@@ -69,7 +69,8 @@ def _has_non_finite(rows):
     return any(not math.isfinite(x) for row in rows for x in row)
 
 
-def _label(value):
+def label(value):
+    """A cell's value as written in it: 3 decimals, nan/inf spelled out."""
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
@@ -81,5 +82,5 @@ def _markdown(caption, rows, rows_name, columns_name):
     """The panel as a Markdown table of values."""
     header = f"| {rows_name} \\ {columns_name} | " + " | ".join(str(j) for j in range(len(rows[0]))) + " |"
     lines = [f"**{caption}**", "", header, "|" + "---|" * (len(rows[0]) + 1)]
-    lines += [f"| {i} | " + " | ".join(_label(x) for x in row) + " |" for i, row in enumerate(rows)]
+    lines += [f"| {i} | " + " | ".join(label(x) for x in row) + " |" for i, row in enumerate(rows)]
     return "\n".join(lines)

@@ -13,6 +13,7 @@ import torch
 
 from . import ch01_probe as probe
 from .compare import close, decode, shape_text
+from .errortext import runtime_error
 from .framework import Check, Finding, Verdict, per_case
 
 CHAPTER_ID = "01_attention"
@@ -242,9 +243,7 @@ def _error_diagnosis(evidence, case, error):
         return BUGS[bug]
     if evidence.inputs(case)[0].dim() == 4 and "error" not in evidence.trace("seed"):
         return BUGS["only_3d"]
-    visible = probe.CASES[case].visible
-    detail = f"{kind}: {error['message']}" if visible and error["message"] else kind
-    return f"실행 중 오류가 났습니다 ({detail})."
+    return runtime_error(evidence, case, error)
 
 
 def likely_bug(evidence, case, bugs):

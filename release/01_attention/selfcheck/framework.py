@@ -146,9 +146,13 @@ def outcome_failure(outcome):
     if "failure" in outcome:
         return outcome["failure"]
     if "load_error" in outcome:
+        from .loading import place
+
         error = outcome["load_error"]
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
-        return f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
+        where = place(error.get("where"))
+        return (f"코드를 불러오는 중 오류가 났습니다 ({detail}{', ' + where if where else ''}). "
+                "파일 전체가 오류 없이 실행되는지 먼저 확인하세요.")
     if not isinstance(outcome.get("traces"), dict):
         return "채점 결과를 읽을 수 없습니다."
     return None

@@ -33,17 +33,19 @@ def judge_module(chapter):
 
 def verify(chapter, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
-    from . import references
+    __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
+    from . import references, tracks
     from .framework import judge
 
     module = judge_module(chapter)
     check = next((c for c in module.CHECKS if c.name == check_name), None)
     if check is None:
         raise LookupError(f"{chapter} 장에 {check_name!r} 검사가 없습니다.")
+    track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
     if isinstance(namespace, dict):
         namespace = types.SimpleNamespace(**namespace)
     traces = {case: _run(module.probe, namespace, case) for case in check.cases}
-    (result,) = judge([check], module.probe, {"traces": traces}, references.load(module.CHAPTER_ID))
+    (result,) = tracks.results_for(judge([check], module.probe, {"traces": traces}, references.load(module.CHAPTER_ID)), track)
     if not result.passed:
         raise AssertionError(f"[{result.title}] {result.score:g}/{result.points:g}점 — {result.message}")
     print(f"통과: {result.title} ({result.points:g}점)")

@@ -14,6 +14,7 @@ import torch
 
 from . import ch02_probe as probe
 from .compare import close, decode, shape_text
+from .errortext import runtime_error
 from .framework import Check, Finding, Verdict, per_case
 
 CHAPTER_ID = "02_masking"
@@ -295,8 +296,7 @@ def _error_diagnosis(evidence, case, error):
         for bugs in matching_bugs(evidence, case, error=error):
             if bugs:
                 return _explain(bugs)
-    detail = f"{kind}: {message}" if _visible(case) and message else kind
-    return f"실행 중 오류가 났습니다 ({detail})."
+    return runtime_error(evidence, case, error)
 
 
 def _reference_call(evidence, case):
