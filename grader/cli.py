@@ -27,6 +27,14 @@ def main(argv=None):
     grade.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per submission (default 20)")
     grade.add_argument("--no-feedback", action="store_true", help="skip feedback pages and the class report")
 
+    gradescope = commands.add_parser("gradescope", help="write a Gradescope autograder zip for a chapter")
+    gradescope.add_argument("chapter", help="chapter id, e.g. 01 or 01_attention")
+    gradescope.add_argument("--out", default=None, help="zip to write (default autograder-NN.zip)")
+    gradescope.add_argument("--hidden-visibility", default="after_published",
+                            choices=("hidden", "after_due_date", "after_published", "visible"),
+                            help="when students see the hidden checks (default after_published)")
+    gradescope.add_argument("--timeout", type=float, default=None, help="wall-clock seconds for the student's code (default 20)")
+
     demo = commands.add_parser("demo", help="the main job on the bundled sample class")
     demo.add_argument("--out", default="demo-out", help="output folder (default demo-out/)")
 
@@ -45,6 +53,10 @@ def _dispatch(args):
         from grader.grading.command import run as grade
 
         return _exit_now(grade(args))
+    if args.command == "gradescope":
+        from grader.gradescope.bundle import run as gradescope
+
+        return gradescope(args.chapter, args.out, args.hidden_visibility, args.timeout)
     if args.command == "demo":
         from grader.demo import run as demo
 

@@ -45,6 +45,20 @@ def copy_repo(target):
     return target
 
 
+def committed_copy(target):
+    """`copy_repo` as a fresh git repository with one commit, so `git status --porcelain` shows any change."""
+    repo = copy_repo(target)
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "copy"]):
+        subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True)
+    return repo
+
+
+def git_status(repo):
+    """`git status --porcelain` of a repository: empty when nothing changed."""
+    return subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
 def floats_in(value):
     """Every float in a nested JSON document (e.g. a reference file's tensor data and gradients)."""
     if isinstance(value, dict):

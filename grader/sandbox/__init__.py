@@ -20,7 +20,8 @@ its memory; patches to json/torch die with the child. Not protected: everything 
 (student code shares the interpreter with the probe and `execute`, so it can shape its own result,
 e.g. write any traces it likes, but it never sees reference outputs); the probe's hidden case
 definitions are readable; kernel attack surface (no seccomp filter). Without bubblewrap (fallback)
-only the limits and the process clean-up apply.
+only the limits and the process clean-up apply, plus, with `run_as` (as root), the unprivileged uid
+the workers switch to and an empty network namespace where `unshare --net` works (the Gradescope autograder).
 """
 from . import status
 from .bwrap import bubblewrap_available

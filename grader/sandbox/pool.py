@@ -12,7 +12,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from . import bwrap, status
+from . import bwrap, network, status
 from .capture import Tail
 from .limits import Limits
 from .privileges import sandbox_uid
@@ -247,7 +247,10 @@ class _Zygote:
 class SandboxPool:
     """`jobs` warm workers running submissions of one chapter probe; use as a context manager."""
 
-    def __init__(self, probe_module: str, jobs: int = 2, limits: Limits = Limits(), use_bwrap: bool | None = None):
+    def __init__(self, probe_module: str, jobs: int = 2, limits: Limits = Limits(), use_bwrap: bool | None = None,
+                 run_as: int | None = None):
+        """`run_as` (as root, subprocess fallback only): the unprivileged uid the workers and the student's code
+        run as, each worker in a network namespace of its own where `unshare --net` works (see `network.py`)."""
         if not isinstance(jobs, int) or jobs < 1:
             raise ValueError("jobs must be a positive integer")
         if not isinstance(limits, Limits):
@@ -256,6 +259,7 @@ class SandboxPool:
         self.jobs = jobs
         self.limits = limits
         self.use_bwrap = use_bwrap
+        self.run_as = run_as
         self.sandbox = None
         self._workdir = None
         self._code = None
@@ -379,11 +383,20 @@ class SandboxPool:
             os.makedirs(scratch, exist_ok=True)
             argv += ["--scratch", scratch, "--parent-pid", str(os.getpid())]
             command, env, cwd = argv, environment(self._code, scratch), scratch
+            if self.run_as is not None:
+                command = self._as_user(command, scratch)
         process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
             env=env, cwd=cwd, close_fds=True, start_new_session=True,
         )
         return _Worker.of_process(process, time.monotonic() + STARTUP_SECONDS)
+
+    def _as_user(self, argv, scratch):
+        """`argv` for a worker that drops to `run_as` at once, with its scratch dir its own and no network if possible."""
+        os.chmod(self._workdir, 0o711)  # the staged code (0755) must be reachable; nothing else there is listable
+        os.chown(scratch, self.run_as, self.run_as)
+        os.chmod(scratch, 0o700)
+        return [*network.cut_prefix(), *argv, "--uid", str(self.run_as)]
 
     def run(self, items):
         """Grade each (submission id, source, case names); yield a RunResult for each as soon as it is done."""

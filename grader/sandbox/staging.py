@@ -48,20 +48,36 @@ def imported_modules(name):
             if (module == ROOT_PACKAGE or module.startswith(ROOT_PACKAGE + ".")) and module_path(module)}
 
 
-def needed_modules(probe_module):
-    """Every module name the worker needs for `probe_module` (see the module docstring)."""
-    sandbox = [f"{__package__}.{path.stem}" for path in sorted(Path(__file__).parent.glob("*.py")) if path.stem != "__init__"]
-    todo, needed = [probe_module, *ALWAYS, *sandbox], set()
+def sandbox_modules():
+    """The names of every `grader/sandbox/*.py` module but the package's `__init__`."""
+    return [f"{__package__}.{path.stem}" for path in sorted(Path(__file__).parent.glob("*.py")) if path.stem != "__init__"]
+
+
+def closure(modules, follow_packages=False):
+    """`modules`, their parent packages and every `grader` module they import, transitively (sorted names).
+
+    A package's `__init__` is followed only with `follow_packages`.
+    """
+    todo, needed = list(modules), set()
     while todo:
         name = todo.pop()
         if name in needed:
             continue
         needed.add(name)
         parts = name.split(".")
-        needed.update(".".join(parts[:depth]) for depth in range(1, len(parts)))  # parent packages
-        if module_path(name).name != "__init__.py":
+        parents = [".".join(parts[:depth]) for depth in range(1, len(parts))]
+        if follow_packages:
+            todo.extend(parents)
+        else:
+            needed.update(parents)
+        if follow_packages or module_path(name).name != "__init__.py":
             todo.extend(imported_modules(name) - needed)
     return sorted(needed)
+
+
+def needed_modules(probe_module):
+    """Every module name the worker needs for `probe_module` (see the module docstring)."""
+    return closure([probe_module, *ALWAYS, *sandbox_modules()])
 
 
 def stage(destination, probe_module):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
+
 from .helpers import CHAPTER, ROOT, fixture_path, grade, lms_name, solution_source, write_notebook, write_zip
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
@@ -19,6 +21,7 @@ STUDENTS = {
     "carol": "unimplemented",
     "dave": "warns_correct",  # right, but torch warns on stderr in every cell
     "erin": "log_softmax",
+    "frank": "helper_cell",  # a helper function in a cell of its own, `!ls` and `%matplotlib` (a notebook as run)
 }
 
 
@@ -77,7 +80,10 @@ def collected_course(tmp_path_factory):
     staging = tmp_path_factory.mktemp("lms")
     members = {}
     for student in STUDENTS:
-        path = write_notebook(staging / lms_name(student), answer(student), release=release)
+        if STUDENTS[student] == "helper_cell":
+            path = student_notebook(staging / lms_name(student), CHAPTER, CH01_ANSWER, CH01_HELPER)
+        else:
+            path = write_notebook(staging / lms_name(student), answer(student), release=release)
         members[path.name] = path.read_bytes()
     archive = course / "downloaded" / CHAPTER / "archive"
     archive.mkdir(parents=True)
@@ -98,7 +104,7 @@ def graded_course(collected_course):
 def test_export_shows_our_scores_per_student(graded_course):
     """After `grade --gradebook`, `nbgrader export` lists each student with exactly the score we computed."""
     scores = ours(graded_course / "graded")
-    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23}
+    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23, "frank": 100}
     assert exported(graded_course) == scores
 
 
@@ -118,8 +124,9 @@ def test_nbgrader_autograde_agrees_for_honest_submissions(graded_course):
 
 
 def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
-    """With no generate_assignment run, --gradebook creates the assignment from the source notebook; later runs
-    find the course's gradebook.db by default and update the scores."""
+    """With no generate_assignment run, --gradebook creates the assignment from the source notebook. A later run
+    without the flag leaves the gradebook alone; with `c.GraderGrade.gradebook` in nbgrader_config.py it updates
+    the scores and says which setting asked for it."""
     course = new_course(tmp_path / "course")
     release = ROOT / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     for student, fixture in (("kim", None), ("park", "no_scale")):
@@ -129,5 +136,11 @@ def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
     assert "만들었습니다" in done.stderr
     assert exported(course) == {"kim": 100, "park": 36}
     write_notebook(course / "submitted" / "park" / CHAPTER / f"{CHAPTER}.ipynb", solution_source(), release=release)
-    grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag: the course's gradebook.db exists
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag, no setting: not written
+    assert exported(course) == {"kim": 100, "park": 36}
+    assert "gradebook" not in done.stderr
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.GraderGrade.gradebook = "gradebook.db"\n')
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])
     assert exported(course) == {"kim": 100, "park": 100}
+    assert "c.GraderGrade.gradebook" in done.stderr and str(course / "gradebook.db") in done.stderr

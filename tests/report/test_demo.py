@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.demo_class.pack import roster
-from tests.conftest import copy_repo
+from tests.conftest import committed_copy, git_status
 
 pytestmark = [pytest.mark.report, pytest.mark.slow]
 IGNORED = ("__pycache__", ".pytest_cache")
@@ -28,19 +28,21 @@ def _everything(folder):
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """Run the demo once, from a scratch copy of the repository (built first, so the demo's own build has nothing to
-    write), with its own empty TMPDIR, HOME and working directory; return (run, out, folders, repo, seconds)."""
+    """Run the demo once, from a scratch git copy of the repository, with torch's default kernels (as on a machine
+    with another CPU), its own empty TMPDIR, HOME and working directory; return (run, out, folders, repo, seconds).
+    The build before it must write nothing: the committed files are what any machine builds."""
     base = tmp_path_factory.mktemp("demo")
-    repo = copy_repo(base / "repo")
+    repo = committed_copy(base / "repo")
     folders = {name: base / name for name in ("tmp", "home", "cwd")}
     for folder in folders.values():
         folder.mkdir()
     out = base / "demo-out"
-    env = dict(os.environ, TMPDIR=str(folders["tmp"]), HOME=str(folders["home"]),
-               PYTHONPATH=str(repo), PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    env = dict(os.environ, TMPDIR=str(folders["tmp"]), HOME=str(folders["home"]), PYTHONPATH=str(repo),
+               ATEN_CPU_CAPABILITY="default", PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     prepared = subprocess.run([sys.executable, "-m", "grader", "build"], cwd=repo, env=env, capture_output=True,
                               text=True, timeout=900)
     assert prepared.returncode == 0, prepared.stdout + prepared.stderr
+    assert "(0 written, 0 removed)" in prepared.stdout, prepared.stdout
     for folder in folders.values():
         shutil.rmtree(folder)
         folder.mkdir()
@@ -85,8 +87,10 @@ def test_demo_writes_reports_feedback_and_the_gradebook_export(demo):
 
 
 def test_demo_leaves_nothing_outside_its_output_folder(demo):
-    """TMPDIR, HOME and the working directory stay empty; no file of the repository is added, changed or removed."""
+    """TMPDIR, HOME and the working directory stay empty; no file of the repository is added, changed or removed
+    (its git status stays clean)."""
     _, _, folders, (repo, before), _ = demo
     for name, folder in folders.items():
         assert _everything(folder) == [], name
     assert _repo_state(repo) == before
+    assert git_status(repo) == ""
