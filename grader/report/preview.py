@@ -34,7 +34,7 @@ def document(chapter_id, path, student_id, submission_id=None):
         "status": status,
         "sandbox": "none (preview)",
         "seconds": round(time.monotonic() - started, 3),
-        "picture": picture_data(outcome, declared(module.CHAPTER_ID)),
+        "picture": picture_data(outcome, declared(module.id)),
     })
 
 

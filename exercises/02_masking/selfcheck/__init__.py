@@ -30,6 +30,11 @@ def probe_module_name(number):
     return f"{__name__}.{probe_file(number)[:-3]}"
 
 
+def judge_module_name(number):
+    """The importable name of chapter `number`'s judge."""
+    return f"{__name__}.{judge_file(number)[:-3]}"
+
+
 def is_chapter_file(name):
     """Whether `name` is one chapter's probe or judge file (not the shared framework)."""
     return CHAPTER_FILE.match(name) is not None
@@ -46,7 +51,7 @@ def judge_module(chapter_id):
     number = str(chapter_id)[:2]
     if not (HERE / judge_file(number)).exists():
         raise LookupError(f"이 검사 모음에는 {chapter_id} 장의 검사가 없습니다.")
-    return importlib.import_module(f"{__name__}.{judge_file(number)[:-3]}")
+    return importlib.import_module(judge_module_name(number))
 
 
 def chapter(chapter_id):
