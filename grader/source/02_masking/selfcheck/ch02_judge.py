@@ -130,8 +130,7 @@ def _model(mask_way, dropout_way):
             scores = _apply(dropout, scores)
         if mask is not None or mask_way[0] == "no_if":
             if dropout_way == "scores_after_mask":
-                scores = scores.masked_fill(mask == 0, -1e9)
-                p_attn = _apply(dropout, scores).softmax(-1)
+                p_attn = _apply(dropout, scores.masked_fill(mask == 0, -1e9)).softmax(-1)
             else:
                 p_attn = masked_softmax(scores, mask)
         else:
