@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test build check pictures setup clean
+.PHONY: demo test test-fast lint build check pictures setup clean
 
 setup: $(STAMP)
 
@@ -14,14 +14,21 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "torch==2.13.0"
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m grader demo
 
-test: $(STAMP)
+test: lint
 	$(PY) -m pytest -q
+
+# Everything but the end-to-end tests marked slow (nbgrader runs, many processes); one chapter: pytest -m ch02.
+test-fast: lint
+	$(PY) -m pytest -q -m "not slow"
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 build: $(STAMP)
 	$(PY) -m grader build

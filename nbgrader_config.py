@@ -9,9 +9,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grader.build.regions import CODE_STUB  # noqa: E402 - the stub text is shared with the .py track
+from grader.build.regions import CODE_STUB  # the stub text is shared with the .py track
+from grader.grading.naming import NAMED_REGEXP  # the LMS file naming, shared with the grader and the demo
 
-c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+c = get_config()  # provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "annotated-transformer-ko"
 c.CourseDirectory.source_directory = os.path.join("grader", "source")
@@ -39,7 +40,7 @@ c.IgnorePattern.pattern = r"(?m)^\S.*:\d+: \w*Warning: "
 
 # LMS downloads (`nbgrader zip_collect`, and `python -m grader grade 01 class.zip`): nbgrader's documented
 # `…_<student>_attempt_<timestamp>_<file>` naming. The grader reads these two settings from here too.
-c.FileNameCollectorPlugin.named_regexp = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
+c.FileNameCollectorPlugin.named_regexp = NAMED_REGEXP
 c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py"]
 
 # `python -m grader grade` writes scores into a gradebook only when asked: `--gradebook PATH`, or this

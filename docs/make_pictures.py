@@ -12,8 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.demo_class.pack import answer, roster  # noqa: E402
-from grader.report import browser, preview, write_all  # noqa: E402
+from grader.demo_class.pack import answer, roster
+from grader.report import browser, preview, write_all
 
 FEATURED = "hyunwoo"  # the student whose feedback page is pictured (no division by sqrt(d_k))
 

@@ -1,8 +1,13 @@
-"""The course's chapters: one folder per chapter in `solutions/`, in order."""
+"""The course's chapters: one folder per chapter in `solutions/`, in order, and every file that belongs to one.
+
+`ChapterSource` is the one place (with `grader.checks` for the checks' file names) that knows where a
+chapter's files live: its solution folder, probe, judge and references; `checks` is its loaded contract.
+"""
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import checks as checks_package
 from grader import paths
 
 CHAPTER_DIR = re.compile(r"^(\d\d)_[a-z0-9_]+$")
@@ -34,6 +39,28 @@ class ChapterSource:
     @property
     def text(self):
         return self.folder / "chapter.md"
+
+    @property
+    def probe_file(self):
+        return paths.CHECKS / checks_package.probe_file(self.number)
+
+    @property
+    def judge_file(self):
+        return paths.CHECKS / checks_package.judge_file(self.number)
+
+    @property
+    def probe_module(self):
+        """The probe's importable name (what sandbox workers import)."""
+        return checks_package.probe_module_name(self.number)
+
+    @property
+    def reference_file(self):
+        return paths.REFERENCE / f"{self.id}.json"
+
+    @property
+    def checks(self):
+        """The chapter's `grader.checks.contract.Chapter` (cases, checks, bug texts, picture), checked on load."""
+        return checks_package.chapter(self.id)
 
 
 def all_chapters(root=None):

@@ -1,5 +1,6 @@
 """Shared helpers for the test suite: the repo root, the venv's python, a scratch copy of the repo."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -9,6 +10,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+
+
+def pytest_configure(config):
+    """One marker per chapter (`pytest -m ch02`): `chNN` for every `solutions/NN_name/`."""
+    for folder in sorted((ROOT / "solutions").glob("[0-9][0-9]_*")):
+        config.addinivalue_line("markers", f"ch{folder.name[:2]}: chapter {folder.name}")
+
+
+def pytest_collection_modifyitems(items):
+    """A test file named after a chapter (`test_..._ch01_...`) gets that chapter's marker."""
+    for item in items:
+        found = re.search(r"ch(\d\d)", item.path.name)
+        if found:
+            item.add_marker(getattr(pytest.mark, f"ch{found.group(1)}"))
 
 
 def run(args, cwd=ROOT, timeout=300, env=None, **kwargs):

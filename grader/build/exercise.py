@@ -1,6 +1,4 @@
 """The `.py` track: `exercises/<chapter>/` with the stub module, the demo, visible tests and the text."""
-from grader.checks import judge_module
-
 from . import chaptertext, codechange, headers, shipping
 from .regions import clear_solutions
 
@@ -25,7 +23,7 @@ def files(chapter, reference_document):
 
 def visible_tests(chapter):
     """pytest tests that run each visible check through `selfcheck.verify`, like the notebook's test cells."""
-    checks = [check for check in judge_module(chapter.id).CHECKS if check.visible]
+    checks = [check for check in chapter.checks.checks if check.visible]
     names = "".join(f'    "{check.name}",  # {check.points:g}점 — {check.title}\n' for check in checks)
     return (
         headers.python("grader/checks (visible checks)")

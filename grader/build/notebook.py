@@ -1,7 +1,6 @@
 """The notebook track: the chapter's nbgrader *source* notebook (solutions and hidden tests included)."""
 import json
 
-from grader.checks import judge_module
 
 from . import chaptertext, codechange, headers
 from .regions import BEGIN_HIDDEN, END_HIDDEN
@@ -69,7 +68,7 @@ def cells(chapter):
             out.append(_code("demo", chaptertext.demo_for_notebook(chapter).rstrip("\n"), _nbgrader("demo", locked=True)))
         elif value == "checks":
             out.append(_markdown("checks-note", CHECKS_NOTE.format(notebook=f"{chapter.id}.ipynb")))
-            out.extend(check_cell(chapter, check) for check in judge_module(chapter.id).CHECKS)
+            out.extend(check_cell(chapter, check) for check in chapter.checks.checks)
     return out
 
 

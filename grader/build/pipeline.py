@@ -7,7 +7,7 @@ compared by number within its dtype's tolerance (`drift`), so a build on another
 import sys
 
 from grader import chapters, paths
-from grader.checks import judge_module, references
+from grader.checks import references
 
 from . import drift, exercise, headers, notebook, release, shipping
 
@@ -17,8 +17,8 @@ IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 
 def reference_document(chapter):
     """Run the chapter's solution through its probe: the reference outputs of every case."""
-    probe = judge_module(chapter.id).probe
-    note = headers.note(f"solutions/{chapter.id}/transformer.py through grader/checks/ch{chapter.number}_probe.py")
+    probe = chapter.checks.probe
+    note = headers.note(f"solutions/{chapter.id}/transformer.py through grader/checks/{chapter.probe_file.name}")
     return references.generate(probe, chapter.module.read_text(encoding="utf-8"), note)
 
 
@@ -27,7 +27,7 @@ def generate(with_release=True):
     files, nbgrader_sources = {}, {}
     for chapter in chapters.all_chapters():
         document = reference_document(chapter)
-        files[paths.REFERENCE / f"{chapter.id}.json"] = shipping.dump_json(document)
+        files[chapter.reference_file] = shipping.dump_json(document)
         for relative, data in exercise.files(chapter, document).items():
             files[paths.EXERCISES / chapter.id / relative] = data
         source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter), **shipping.files(chapter, document)}

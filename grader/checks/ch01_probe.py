@@ -17,6 +17,7 @@ class Case:
     """One call of `attention`: how to build (query, key, value), and what else to record."""
 
     visible: bool
+    text: str  # the case in Korean, as diagnoses name it
     seed: int
     query: tuple
     key: tuple = None
@@ -31,21 +32,33 @@ class Case:
 
 CASES = {
     # The seed chapter's demo input: torch.manual_seed(0); x = torch.randn(1, 3, 4); attention(x, x, x).
-    "seed": Case(visible=True, seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True, as_in_demo=True),
+    "seed": Case(visible=True, text="시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))",
+                 seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True, as_in_demo=True),
     # Spread of the scores at three widths, judged on the student's own p_attn.
-    "scaling_4": Case(visible=True, seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
-    "scaling_64": Case(visible=True, seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),
-    "scaling_512": Case(visible=True, seed=1512, query=(1, 24, 512), key=(1, 24, 512), value=(1, 24, 3)),
+    "scaling_4": Case(visible=True, text="d_k=4 점수 분포 입력",
+                      seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
+    "scaling_64": Case(visible=True, text="d_k=64 점수 분포 입력",
+                       seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),
+    "scaling_512": Case(visible=True, text="d_k=512 점수 분포 입력",
+                        seed=1512, query=(1, 24, 512), key=(1, 24, 512), value=(1, 24, 3)),
     # One query against 10 keys at d_k = 512, as in the demo's saturation example.
-    "saturation_512": Case(visible=True, seed=2512, query=(1, 1, 512), key=(1, 10, 512), value=(1, 10, 4)),
+    "saturation_512": Case(visible=True, text="d_k=512, key 10개 입력",
+                           seed=2512, query=(1, 1, 512), key=(1, 10, 512), value=(1, 10, 4)),
     ### BEGIN HIDDEN TESTS
-    "batched_3d": Case(visible=False, seed=733_101, query=(3, 5, 8), key=(3, 5, 8), value=(3, 5, 8)),
-    "batched_4d": Case(visible=False, seed=733_202, query=(2, 4, 5, 8), key=(2, 4, 5, 8), value=(2, 4, 5, 8)),
-    "cross_lengths": Case(visible=False, seed=733_303, query=(2, 3, 6), key=(2, 7, 6), value=(2, 7, 5)),
-    "float64": Case(visible=False, seed=733_404, query=(2, 4, 6), key=(2, 5, 6), value=(2, 5, 3), dtype="float64"),
-    "untouched": Case(visible=False, seed=733_505, query=(2, 4, 8), key=(2, 4, 8), value=(2, 4, 8), record_inputs=True),
-    "gradients": Case(visible=False, seed=733_606, query=(2, 3, 4), key=(2, 5, 4), value=(2, 5, 4), gradients=True),
-    "large": Case(visible=False, seed=733_707, query=(2, 4, 8), key=(2, 6, 8), value=(2, 6, 8), magnitude=300.0),
+    "batched_3d": Case(visible=False, text="숨겨진 3차원 batch 입력 (batch, seq, d_k)",
+                       seed=733_101, query=(3, 5, 8), key=(3, 5, 8), value=(3, 5, 8)),
+    "batched_4d": Case(visible=False, text="숨겨진 4차원 입력 (batch, heads, seq, d_k)",
+                       seed=733_202, query=(2, 4, 5, 8), key=(2, 4, 5, 8), value=(2, 4, 5, 8)),
+    "cross_lengths": Case(visible=False, text="숨겨진 입력 (query 길이 ≠ key 길이, d_v ≠ d_k)",
+                          seed=733_303, query=(2, 3, 6), key=(2, 7, 6), value=(2, 7, 5)),
+    "float64": Case(visible=False, text="숨겨진 float64 입력",
+                    seed=733_404, query=(2, 4, 6), key=(2, 5, 6), value=(2, 5, 3), dtype="float64"),
+    "untouched": Case(visible=False, text="숨겨진 입력 (입력 보존 확인)",
+                      seed=733_505, query=(2, 4, 8), key=(2, 4, 8), value=(2, 4, 8), record_inputs=True),
+    "gradients": Case(visible=False, text="숨겨진 입력 (기울기 확인)",
+                      seed=733_606, query=(2, 3, 4), key=(2, 5, 4), value=(2, 5, 4), gradients=True),
+    "large": Case(visible=False, text="숨겨진 큰 값 입력 (|점수| ≫ 100)",
+                  seed=733_707, query=(2, 4, 8), key=(2, 6, 8), value=(2, 6, 8), magnitude=300.0),
     ### END HIDDEN TESTS
 }
 
@@ -83,7 +96,7 @@ def run_case(namespace, name):
         query, key, value = (t.clone().requires_grad_(True) for t in (query, key, value))
     try:
         result = function(query, key, value)
-    except BaseException as error:  # noqa: BLE001 - a student's SystemExit is a failed call too
+    except BaseException as error:  # a student's SystemExit is a failed call too
         return {"error": describe_exception(error)}
     trace = {"result": encode(result)}
     if case.record_inputs:
@@ -101,6 +114,6 @@ def _gradients(result, inputs):
         loss = (output * portable_randn(output.shape, weights)).sum()
         loss = loss + (p_attn * portable_randn(p_attn.shape, weights)).sum()
         loss.backward()
-    except BaseException as error:  # noqa: BLE001
+    except BaseException as error:
         return {"error": describe_exception(error)}
     return {"grads": [encode(t.grad) for t in inputs]}

@@ -1,48 +1,23 @@
-"""Chapter 02 checks: masking and dropout in `attention`, and `subsequent_mask`.
+"""Chapter 02 checks: masking and dropout in `attention`, and `subsequent_mask`. Content only.
 
-Judge side. Each check reads the probe's traces, the references generated from the solution and
-the case inputs (rebuilt from the probe's recipe). A failed check names the most likely bug by
-running known wrong implementations ("bug models": a way to mask × a place for dropout) on the
-case's inputs, with the global RNG seeded as the probe seeded it, and matching the student's
-numbers; for `subsequent_mask` the triangle's diagonal offset is read off the returned values.
+A failed check names the most likely bug by running bug models (a way to mask × a place for dropout, with the
+global RNG seeded as the probe seeded it); for `subsequent_mask` the triangle's diagonal offset is read off the values.
 """
 import math
-from dataclasses import dataclass
 
 import torch
 
 from . import ch02_probe as probe
+from . import messages
+from .bugmodels import BugModels
+from .calls import explain_error, named, read_pair, read_tensor, reference_check, reference_pair
 from .compare import close, decode, shape_text
-from .errortext import runtime_error
-from .framework import Check, Finding, Verdict, per_case
-
-CHAPTER_ID = "02_masking"
-# The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
-PICTURE = ("causal", 1, "p_attn")
-
-CASE_TEXT = {
-    "nomask": "mask=None 입력 (1장의 시드 입력, attention(x, x, x))",
-    "causal": "causal mask (1, 5, 5) 입력",
-    "padding": "padding mask (2, 1, 5) 입력",
-    "fully_masked": "한 행이 전부 가려진 mask 입력",
-    "dropout_eval": "eval 모드 Dropout(0.5) 입력",
-    "dropout_train": "train 모드 Dropout(0.5) 입력 (torch.manual_seed로 고정)",
-    "subsequent_4": "subsequent_mask(4)",
-    "subsequent_1": "subsequent_mask(1)",
-    ### BEGIN HIDDEN TESTS
-    "cross_lengths": "숨겨진 입력 (query 길이 ≠ key 길이, padding mask)",
-    "batched_4d": "숨겨진 4차원 입력 (batch, heads, seq, d_k)와 (batch, 1, seq, seq) mask",
-    "int_mask": "숨겨진 입력 (0/1 정수 mask)",
-    "empty_sentence": "숨겨진 입력 (padding뿐인 문장이 있는 batch)",
-    "dropout_hidden": "숨겨진 train 모드 dropout 입력",
-    "subsequent_9": "숨겨진 크기의 subsequent_mask",
-    ### END HIDDEN TESTS
-}
+from .contract import Chapter, Picture
+from .framework import Check, Verdict, each_case
 
 # Korean explanations of the bug classes this chapter recognises.
 BUGS = {
-    "stub": "아직 작성하지 않은 부분이 있습니다(NotImplementedError). transformer.py의 TODO(02)를 채우세요.",
-    "missing": "함수를 찾을 수 없습니다. 함수 이름(attention, subsequent_mask)과 들여쓰기를 확인하세요.",
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", todo="TODO(02)"),
     "signature": "attention이 mask, dropout 인자를 받지 못합니다. "
     "def attention(query, key, value, mask=None, dropout=None): 처럼 이름과 기본값 None을 그대로 쓰세요.",
     "mask_none": "mask가 None일 때도 masked_fill을 부릅니다. `if mask is not None:` 안에서만 가리세요.",
@@ -77,7 +52,7 @@ BUGS = {
     "dropout_not_returned": "출력에는 dropout이 반영됐지만 돌려준 p_attn은 dropout 전의 가중치입니다. "
     "`p_attn = dropout(p_attn)`으로 덮어써서 같은 p_attn으로 출력을 계산하고 돌려주세요.",
     "dropout_twice": "dropout 모듈을 두 번 이상 불렀습니다. p_attn에 한 번만 적용하세요.",
-    "not_finite": "결과에 NaN이나 inf가 있습니다.",
+    "not_finite": messages.NOT_FINITE,
     "subsequent_uint8": "subsequent_mask가 uint8 텐서를 돌려줍니다. triu 결과에 `== 0`을 해서 bool 텐서를 돌려주세요.",
     "subsequent_float": "subsequent_mask가 float 텐서를 돌려줍니다(torch.ones/triu/tril의 결과 그대로). "
     "`== 0` 비교나 .bool()로 bool 텐서를 돌려주세요.",
@@ -97,10 +72,6 @@ BUGS = {
 
 # ----------------------------------------------------------------------------- bug models
 
-def _fill(scores, where, value):
-    return scores.masked_fill(where, value)
-
-
 def _index_assign(scores, mask):
     scores = scores.clone()
     scores[mask == 0] = -1e9
@@ -109,20 +80,20 @@ def _index_assign(scores, mask):
 
 # How the student may have masked: (name, bug, function(scores, mask) -> p_attn). "no_if" masks even when mask is None.
 MASK_WAYS = [
-    ("correct", None, lambda s, m: _fill(s, m == 0, -1e9).softmax(-1)),
-    ("inverted", "inverted_mask", lambda s, m: _fill(s, m != 0, -1e9).softmax(-1)),
-    ("inverted_raw", "inverted_mask", lambda s, m: _fill(s, m, -1e9).softmax(-1)),
-    ("fill_zero", "fill_zero", lambda s, m: _fill(s, m == 0, 0.0).softmax(-1)),
-    ("neg_inf", "neg_inf", lambda s, m: _fill(s, m == 0, -math.inf).softmax(-1)),
-    ("after_softmax", "after_softmax", lambda s, m: _fill(s.softmax(-1), m == 0, 0.0)),
-    ("after_softmax_fill", "after_softmax", lambda s, m: _fill(s.softmax(-1), m == 0, -1e9)),
+    ("correct", None, lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1)),
+    ("inverted", "inverted_mask", lambda s, m: s.masked_fill(m != 0, -1e9).softmax(-1)),
+    ("inverted_raw", "inverted_mask", lambda s, m: s.masked_fill(m, -1e9).softmax(-1)),
+    ("fill_zero", "fill_zero", lambda s, m: s.masked_fill(m == 0, 0.0).softmax(-1)),
+    ("neg_inf", "neg_inf", lambda s, m: s.masked_fill(m == 0, -math.inf).softmax(-1)),
+    ("after_softmax", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, 0.0)),
+    ("after_softmax_fill", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, -1e9)),
     ("ignored", "mask_ignored", lambda s, m: s.softmax(-1)),
-    ("transposed", "mask_transposed", lambda s, m: _fill(s, m.transpose(-2, -1) == 0, -1e9).softmax(-1)),
-    ("head_axis", "head_axis", lambda s, m: _fill(s, m.unsqueeze(1) == 0, -1e9).softmax(-1)),
+    ("transposed", "mask_transposed", lambda s, m: s.masked_fill(m.transpose(-2, -1) == 0, -1e9).softmax(-1)),
+    ("head_axis", "head_axis", lambda s, m: s.masked_fill(m.unsqueeze(1) == 0, -1e9).softmax(-1)),
     ("index_assign", "boolean_index", _index_assign),
-    ("bitwise_not", "mask_bool_only", lambda s, m: _fill(s, ~m, -1e9).softmax(-1)),
+    ("bitwise_not", "mask_bool_only", lambda s, m: s.masked_fill(~m, -1e9).softmax(-1)),
 ]
-NO_IF_MASK = ("no_if", "mask_none", lambda s, m: _fill(s, m == 0, -1e9).softmax(-1))
+NO_IF_MASK = ("no_if", "mask_none", lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1))
 
 
 def _apply(dropout, x):
@@ -158,8 +129,7 @@ def _model(mask_way, dropout_way):
             scores = _apply(dropout, scores)
         if mask is not None or mask_way[0] == "no_if":
             if dropout_way == "scores_after_mask":
-                scores = _fill(scores, mask == 0, -1e9)
-                p_attn = _apply(dropout, scores).softmax(-1)
+                p_attn = _apply(dropout, scores.masked_fill(mask == 0, -1e9)).softmax(-1)
             else:
                 p_attn = masked_softmax(scores, mask)
         else:
@@ -183,132 +153,48 @@ def _model(mask_way, dropout_way):
     return model
 
 
-def _ways(case):
-    """The (mask way, dropout way, bugs) combinations that make sense for `case`, correct first."""
-    spec = probe.CASES[case]
-    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
-    dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
-    for mask_way in masks:
-        for dropout_way, dropout_bug in dropouts:
-            bugs = tuple(bug for bug in (mask_way[1], dropout_bug) if bug)
-            yield mask_way, dropout_way, bugs
-
-
-def _run_model(model, case, inputs):
+def _call(model, case, inputs):
     """Run a bug model like the probe ran the student: same inputs, same dropout module, same RNG seed."""
-    import warnings
-
     query, key, value, mask = inputs
-    with warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
-        warnings.simplefilter("ignore")
+    with torch.random.fork_rng(devices=[]):
         dropout = probe.make_dropout(case)
         if probe.CASES[case].dropout is not None:
             torch.manual_seed(probe.CASES[case].seed)
-        try:
-            return model(query.clone(), key.clone(), value.clone(), None if mask is None else mask.clone(), dropout)
-        except Exception as error:  # noqa: BLE001 - a bug model may fail the way the student's code did
-            return error
+        return model(query.clone(), key.clone(), value.clone(), None if mask is None else mask.clone(), dropout)
 
 
-def _same(actual, expected):
-    """Close within float32 tolerance, NaN equal to NaN (a bug model reproduces NaN too)."""
-    if actual.shape != expected.shape:
-        return False
-    return bool(torch.allclose(actual, expected.to(torch.float64), rtol=1e-4, atol=1e-5, equal_nan=True))
+def _models(case):
+    """(bugs, model) for each way to mask × place for dropout that makes sense for `case`, correct first."""
+    spec = probe.CASES[case]
+    if spec.function != "attention":
+        return []
+    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
+    dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
+    return [(tuple(bug for bug in (mask[1], dropout_bug) if bug), _model(mask, dropout_way))
+            for mask in masks for dropout_way, dropout_bug in dropouts]
 
 
-def _error_text(error):
-    message = str(error).strip()
-    return {"type": type(error).__name__, "message": message.splitlines()[0][:300] if message else ""}
-
-
-def model_results(evidence, case):
-    """[(bugs, result)] of every bug model on `case` (cached on the evidence)."""
-    cache = evidence.__dict__.setdefault("_ch02_models", {})
-    if case not in cache:
-        inputs = evidence.inputs(case)
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # tiny tensors: thread start-up costs more than the work on a busy machine
-        try:
-            cache[case] = [(bugs, _run_model(_model(m, d), case, inputs)) for m, d, bugs in _ways(case)]
-        finally:
-            torch.set_num_threads(threads)
-    return cache[case]
-
-
-def matching_bugs(evidence, case, call=None, error=None):
-    """The bug combinations whose models reproduce the student's (output, p_attn) or exception, in order."""
-    found = []
-    for bugs, produced in model_results(evidence, case):
-        if error is not None:
-            if isinstance(produced, Exception) and _error_text(produced) == {"type": error["type"], "message": error["message"]}:
-                found.append(bugs)
-        elif not isinstance(produced, Exception):
-            if _same(call.p_attn, produced[1]) and _same(call.output, produced[0]):
-                found.append(bugs)
-    return list(dict.fromkeys(found))
-
-
-def _explain(bugs):
-    return " ".join(BUGS[bug] for bug in bugs)
+MODELS = BugModels("ch02", models=_models, call=_call, bugs=BUGS,
+                   same=lambda call, produced: close(call.p_attn, produced[1], equal_nan=True)
+                   and close(call.output, produced[0], equal_nan=True))
 
 
 # ----------------------------------------------------------------------------- reading a call
 
-@dataclass
-class Call:
-    """The student's (output, p_attn) on one case, as float64 tensors."""
-
-    output: torch.Tensor
-    p_attn: torch.Tensor
+RULES = [("unexpected keyword argument", "signature"), ("positional argument", "signature"),
+         ("only supports boolean masks", "mask_bool_only")]
 
 
-def _visible(case):
-    return probe.CASES[case].visible
-
-
-def _about(case, message):
-    return f"{CASE_TEXT.get(case, case)}: {message}"
+def _triage(evidence, case, error):
+    return explain_error(evidence, case, error, BUGS, rules=RULES, models=MODELS)
 
 
 def read_call(evidence, case):
-    """Decode the student's (output, p_attn) for `case`, or raise Finding with a diagnosis."""
-    trace = evidence.trace(case)
-    if "error" in trace:
-        raise Finding(_error_diagnosis(evidence, case, trace["error"]))
-    result = trace["result"]
-    if result["kind"] == "tensor":
-        raise Finding("(출력, p_attn) 두 개를 튜플로 돌려줘야 하는데 텐서 하나만 돌려줍니다. return output, p_attn")
-    if result["kind"] not in ("tuple", "list"):
-        raise Finding(f"(출력, p_attn) 튜플을 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
-    if result["length"] != 2:
-        raise Finding(f"(출력, p_attn) 두 개를 돌려줘야 하는데 {result['length']}개를 돌려줍니다.")
-    if any(item["kind"] != "tensor" for item in result["items"]):
-        raise Finding("(출력, p_attn)은 둘 다 torch 텐서여야 합니다.")
-    first, second = result["items"]
-    return Call(decode(first), decode(second))
+    """The student's (output, p_attn) on `case` as a `calls.Pair`, or Finding with a diagnosis."""
+    return read_pair(evidence, case, _triage)
 
 
-def _error_diagnosis(evidence, case, error):
-    kind, message = error["type"], error["message"]
-    if kind == "NotImplementedError":
-        return BUGS["stub"]
-    if kind == "MissingFunction":
-        return BUGS["missing"]
-    if kind == "TypeError" and ("unexpected keyword argument" in message or "positional argument" in message):
-        return BUGS["signature"]
-    if "only supports boolean masks" in message:
-        return BUGS["mask_bool_only"]
-    if probe.CASES[case].function == "attention":
-        for bugs in matching_bugs(evidence, case, error=error):
-            if bugs:
-                return _explain(bugs)
-    return runtime_error(evidence, case, error)
-
-
-def _reference_call(evidence, case):
-    output, p_attn = evidence.reference(case)["result"]["items"]
-    return Call(decode(output), decode(p_attn))
+read_named_call = named(read_call)
 
 
 def _matches(call, reference):
@@ -317,18 +203,18 @@ def _matches(call, reference):
 
 def diagnose(evidence, case, call):
     """Why the student's (output, p_attn) on `case` differs from the reference (Korean), or None."""
-    reference = _reference_call(evidence, case)
+    reference = reference_pair(evidence, case)
     if _matches(call, reference):
         return None
-    matched = [bugs for bugs in matching_bugs(evidence, case, call=call) if bugs]
+    matched = MODELS.matching(evidence, case, call)
     if matched:
-        return _explain(matched[0])
+        return MODELS.explain(evidence, case, matched)
     spec = probe.CASES[case]
     if not (torch.isfinite(call.p_attn).all() and torch.isfinite(call.output).all()):
         fully_masked = spec.mask is not None and _fully_masked_rows(evidence, case).any()
         return BUGS["neg_inf"] if fully_masked else BUGS["not_finite"]
     if call.p_attn.shape != reference.p_attn.shape or call.output.shape != reference.output.shape:
-        if _visible(case):
+        if evidence.visible(case):
             return (f"모양이 다릅니다: 출력 {shape_text(call.output.shape)}, p_attn {shape_text(call.p_attn.shape)}. "
                     f"출력 {shape_text(reference.output.shape)}, p_attn {shape_text(reference.p_attn.shape)}이어야 합니다.")
         return "출력이나 p_attn의 모양이 기대와 다릅니다. mask는 점수에 broadcast만 되어야 하고 모양을 바꾸면 안 됩니다."
@@ -357,7 +243,7 @@ def _dropout_hint(evidence, case):
     if given.get("kind") != "tensor" or given.get("data") is None:
         return None
     values = decode(given)
-    reference = _reference_call(evidence, case)
+    reference = reference_pair(evidence, case)
     if list(values.shape) == list(reference.output.shape) and values.shape != reference.p_attn.shape:
         return BUGS["dropout_output"]
     if (values < 0).any():
@@ -382,63 +268,30 @@ def _fully_masked_rows(evidence, case):
 
 # ----------------------------------------------------------------------------- attention checks
 
-def _per_case(cases, judge_one):
-    """`per_case` with the case named as in every chapter-02 diagnosis."""
-    return per_case(cases, judge_one, _about)
-
-
-def _same_as_reference(case):
-    """The student's (output, p_attn) on `case` equal the reference; otherwise name the bug."""
-
-    def verdict(evidence):
-        call = read_named_call(evidence, case)
-        problem = diagnose(evidence, case, call)
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
-
-
-def read_named_call(evidence, case):
-    """`read_call`, with the case named in the diagnosis."""
-    try:
-        return read_call(evidence, case)
-    except Finding as finding:
-        raise Finding(_about(case, finding.message), finding.fraction) from None
+same_as_reference = reference_check(read_call, diagnose)
 
 
 def no_mask_unchanged(evidence):
     """With mask and dropout left at None, attention behaves exactly as in chapter 01."""
-    call = read_named_call(evidence, "nomask")
-    problem = diagnose(evidence, "nomask", call)
-    if problem is None:
-        return Verdict.ok()
-    return Verdict.fail(_about("nomask", problem + " mask와 dropout이 None이면 1장과 결과가 같아야 합니다."))
+    problem = diagnose(evidence, "nomask", read_named_call(evidence, "nomask"))
+    return Verdict.of(problem and evidence.about("nomask", problem + " mask와 dropout이 None이면 1장과 결과가 같아야 합니다."))
 
 
-MASKED_CASES = ("causal", "padding")
-
-
-def masked_exact_zero(evidence):
+@each_case
+def masked_exact_zero(evidence, case):
     """Masked positions get exactly 0.0, and every row of p_attn still sums to 1."""
-
-    def judge_one(case):
-        call = read_call(evidence, case)
-        p = call.p_attn
-        visible = _visible_positions(evidence, case, p.shape)
-        if visible is not None and torch.isfinite(p).all():
-            zeros = bool((p[~visible] == 0).all())
-            sums = bool((p >= 0).all()) and torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4)
-            if zeros and sums:
-                return None
-            problem = diagnose(evidence, case, call)
-            if problem:
-                return problem
-            if not zeros:
-                return f"가려진 자리의 가중치가 정확히 0이 아닙니다 (가장 큰 값 {p[~visible].abs().max().item():.3g})."
-            return "가려진 자리는 0이지만 행 합이 1이 아닙니다. 가리기는 softmax 전에 해야 합니다."
+    call = read_call(evidence, case)
+    p = call.p_attn
+    visible = _visible_positions(evidence, case, p.shape)
+    if visible is None or not torch.isfinite(p).all():
         return diagnose(evidence, case, call) or "p_attn의 모양이 점수의 모양과 다릅니다."
-
-    return _per_case(MASKED_CASES, judge_one)
+    zeros = bool((p[~visible] == 0).all())
+    if zeros and bool((p >= 0).all()) and torch.allclose(p.sum(-1), torch.ones(()).to(p), atol=1e-4):
+        return None
+    problem = diagnose(evidence, case, call)
+    if problem or zeros:
+        return problem or "가려진 자리는 0이지만 행 합이 1이 아닙니다. 가리기는 softmax 전에 해야 합니다."
+    return f"가려진 자리의 가중치가 정확히 0이 아닙니다 (가장 큰 값 {p[~visible].abs().max().item():.3g})."
 
 
 def fully_masked_row(evidence):
@@ -446,91 +299,45 @@ def fully_masked_row(evidence):
     case = "fully_masked"
     call = read_named_call(evidence, case)
     problem = diagnose(evidence, case, call)
-    if problem is None:
-        return Verdict.ok()
     p = call.p_attn
-    if p.shape == _reference_call(evidence, case).p_attn.shape and not torch.isfinite(p).all():
-        return Verdict.fail(_about(case, "전부 가려진 행이 NaN입니다. " + problem))
-    return Verdict.fail(_about(case, problem))
+    if problem and p.shape == reference_pair(evidence, case).p_attn.shape and not torch.isfinite(p).all():
+        problem = "전부 가려진 행이 NaN입니다. " + problem
+    return Verdict.of(problem and evidence.about(case, problem))
 
 
 def dropout_eval(evidence):
     """A dropout module in eval mode changes nothing: the result equals the result without dropout."""
-    case = "dropout_eval"
-    call = read_named_call(evidence, case)
-    problem = diagnose(evidence, case, call)
-    if problem is None:
-        return Verdict.ok()
-    if _matches(call, _reference_call(evidence, "dropout_train")):
+    call = read_named_call(evidence, "dropout_eval")
+    problem = diagnose(evidence, "dropout_eval", call)
+    if problem and _matches(call, reference_pair(evidence, "dropout_train")):
         problem = BUGS["dropout_eval_ignored"]
-    return Verdict.fail(_about(case, problem))
+    return Verdict.of(problem and evidence.about("dropout_eval", problem))
 
 
-def _dropout_train(case, without_dropout=None):
+def _dropout_train(without_dropout=None):
     """Seeded train-mode dropout: full points for output and p_attn, half for the output alone."""
 
     def verdict(evidence):
+        (case,) = evidence.cases
         call = read_named_call(evidence, case)
-        reference = _reference_call(evidence, case)
+        reference = reference_pair(evidence, case)
         if _matches(call, reference):
             return Verdict.ok()
-        if without_dropout and _matches(call, _reference_call(evidence, without_dropout)):
-            return Verdict.fail(_about(case, BUGS["dropout_ignored"]))
+        if without_dropout and _matches(call, reference_pair(evidence, without_dropout)):
+            return Verdict.fail(evidence.about(case, BUGS["dropout_ignored"]))
         problem = diagnose(evidence, case, call)
         if close(call.output, reference.output):
-            return Verdict(0.5, _about(case, "출력은 맞지만 p_attn이 다릅니다. " + problem))
-        return Verdict.fail(_about(case, problem))
+            return Verdict(0.5, evidence.about(case, "출력은 맞지만 p_attn이 다릅니다. " + problem))
+        return Verdict.fail(evidence.about(case, problem))
 
     return verdict
 
 
 # ----------------------------------------------------------------------------- subsequent_mask checks
 
-SUBSEQUENT_CASES = ("subsequent_4", "subsequent_1")
-
-
 def read_mask(evidence, case):
-    """The student's subsequent_mask(size) description (a tensor), or raise Finding."""
-    trace = evidence.trace(case)
-    if "error" in trace:
-        raise Finding(_error_diagnosis(evidence, case, trace["error"]))
-    result = trace["result"]
-    if result["kind"] != "tensor":
-        raise Finding(f"subsequent_mask는 torch 텐서를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
-    return result
-
-
-def subsequent_dtype_problem(described):
-    dtype = described["dtype"]
-    if dtype == "bool":
-        return None
-    if dtype == "uint8":
-        return BUGS["subsequent_uint8"] + " (dtype: uint8)"
-    if dtype.startswith(("float", "bfloat")):
-        return BUGS["subsequent_float"] + f" (dtype: {dtype})"
-    return BUGS["subsequent_int"] + f" (dtype: {dtype})"
-
-
-def subsequent_shape_problem(described, size, visible):
-    shape = list(described["shape"])
-    if shape == [1, size, size]:
-        return None
-    if shape == [size, size]:
-        return BUGS["subsequent_no_batch"] + (f" (모양: {shape_text(shape)})" if visible else "")
-    expected = "(1, size, size)"
-    return f"subsequent_mask의 모양이 {expected}이 아닙니다" + (f": {shape_text(shape)}" if visible else "") + "."
-
-
-def subsequent_values_problem(described, expected):
-    """Why the student's triangle differs from the reference's (Korean), or None."""
-    size = expected.shape[-1]
-    values = decode(described)
-    if values.numel() != size * size:
-        return "subsequent_mask의 원소 개수가 size × size가 아니라서 값을 비교할 수 없습니다."
-    got = values.reshape(size, size) != 0
-    if torch.equal(got, expected.reshape(size, size) != 0):
-        return None
-    return _triangle_bug(got)
+    """The student's subsequent_mask(size) description (a tensor), or Finding."""
+    return read_tensor(evidence, case, _triage, "subsequent_mask")
 
 
 def _triangle_bug(got):
@@ -552,77 +359,95 @@ def _triangle_bug(got):
     return "subsequent_mask의 값이 기대와 다릅니다. i행 j열이 j ≤ i일 때만 True여야 합니다."
 
 
-def _subsequent_judge(aspect):
-    def judge_one(evidence, case):
-        described = read_mask(evidence, case)
-        size = probe.CASES[case].size
-        if aspect == "dtype":
-            return subsequent_dtype_problem(described)
-        if aspect == "shape":
-            return subsequent_shape_problem(described, size, _visible(case))
-        return subsequent_values_problem(described, decode(evidence.reference(case)["result"]))
-
-    return judge_one
+@each_case
+def subsequent_dtype(evidence, case):
+    """subsequent_mask returns a bool tensor."""
+    dtype = read_mask(evidence, case)["dtype"]
+    if dtype == "bool":
+        return None
+    if dtype == "uint8":
+        return BUGS["subsequent_uint8"] + " (dtype: uint8)"
+    return BUGS["subsequent_float" if dtype.startswith(("float", "bfloat")) else "subsequent_int"] + f" (dtype: {dtype})"
 
 
-def _subsequent_check(aspect, cases):
-    judge_one = _subsequent_judge(aspect)
+@each_case
+def subsequent_shape(evidence, case):
+    """subsequent_mask(size) has shape (1, size, size); the shape is shown on visible cases only."""
+    shape, size = list(read_mask(evidence, case)["shape"]), probe.CASES[case].size
+    if shape == [1, size, size]:
+        return None
+    if shape == [size, size]:
+        return BUGS["subsequent_no_batch"] + (f" (모양: {shape_text(shape)})" if evidence.visible(case) else "")
+    return "subsequent_mask의 모양이 (1, size, size)이 아닙니다" + (f": {shape_text(shape)}" if evidence.visible(case) else "") + "."
 
-    def verdict(evidence):
-        return _per_case(cases, lambda case: judge_one(evidence, case))
 
-    return verdict
+@each_case
+def subsequent_values(evidence, case):
+    """subsequent_mask is True on and below the diagonal: why the student's triangle differs, or None."""
+    expected = decode(evidence.reference(case)["result"])
+    size = expected.shape[-1]
+    values = decode(read_mask(evidence, case))
+    if values.numel() != size * size:
+        return "subsequent_mask의 원소 개수가 size × size가 아니라서 값을 비교할 수 없습니다."
+    got = values.reshape(size, size) != 0
+    return None if torch.equal(got, expected.reshape(size, size) != 0) else _triangle_bug(got)
 
+
+SUBSEQUENT = ("subsequent_4", "subsequent_1")
 
 CHECKS = [
-    Check("no_mask_unchanged", 10, "mask=None, dropout=None이면 1장과 같은 결과", True, ("nomask",), no_mask_unchanged),
-    Check("masked_exact_zero", 10, "가려진 자리의 가중치는 정확히 0.0, 행 합은 1", True, MASKED_CASES, masked_exact_zero),
-    Check("causal_mask", 10, "causal mask (1, seq, seq)를 건 결과", True, ("causal",), _same_as_reference("causal")),
-    Check("padding_mask", 10, "padding mask (batch, 1, seq)의 broadcast 결과", True, ("padding",),
-          _same_as_reference("padding")),
-    Check("fully_masked_row", 5, "전부 가려진 행도 NaN 없이 균등 분포", True, ("fully_masked",), fully_masked_row),
-    Check("dropout_eval", 5, "eval 모드 dropout은 결과를 바꾸지 않음", True, ("dropout_eval",), dropout_eval),
-    Check("dropout_train", 10, "train 모드 dropout은 p_attn에 (시드 고정 시 기준과 같음)", True, ("dropout_train",),
-          _dropout_train("dropout_train", without_dropout="dropout_eval")),
-    Check("subsequent_mask_dtype", 3, "subsequent_mask의 dtype은 bool", True, ("subsequent_4",),
-          _subsequent_check("dtype", ("subsequent_4",))),
-    Check("subsequent_mask_shape", 3, "subsequent_mask의 모양은 (1, size, size)", True, SUBSEQUENT_CASES,
-          _subsequent_check("shape", SUBSEQUENT_CASES)),
-    Check("subsequent_mask_values", 9, "subsequent_mask는 대각선과 그 아래가 True", True, SUBSEQUENT_CASES,
-          _subsequent_check("values", SUBSEQUENT_CASES)),
+    Check(name="no_mask_unchanged", points=10, title="mask=None, dropout=None이면 1장과 같은 결과", cases=("nomask",),
+          judge=no_mask_unchanged),
+    Check(name="masked_exact_zero", points=10, title="가려진 자리의 가중치는 정확히 0.0, 행 합은 1",
+          cases=("causal", "padding"), judge=masked_exact_zero),
+    Check(name="causal_mask", points=10, title="causal mask (1, seq, seq)를 건 결과", cases=("causal",),
+          judge=same_as_reference),
+    Check(name="padding_mask", points=10, title="padding mask (batch, 1, seq)의 broadcast 결과", cases=("padding",),
+          judge=same_as_reference),
+    Check(name="fully_masked_row", points=5, title="전부 가려진 행도 NaN 없이 균등 분포", cases=("fully_masked",),
+          judge=fully_masked_row),
+    Check(name="dropout_eval", points=5, title="eval 모드 dropout은 결과를 바꾸지 않음", cases=("dropout_eval",),
+          judge=dropout_eval),
+    Check(name="dropout_train", points=10, title="train 모드 dropout은 p_attn에 (시드 고정 시 기준과 같음)",
+          cases=("dropout_train",), judge=_dropout_train(without_dropout="dropout_eval")),
+    Check(name="subsequent_mask_dtype", points=3, title="subsequent_mask의 dtype은 bool", cases=("subsequent_4",),
+          judge=subsequent_dtype),
+    Check(name="subsequent_mask_shape", points=3, title="subsequent_mask의 모양은 (1, size, size)", cases=SUBSEQUENT,
+          judge=subsequent_shape),
+    Check(name="subsequent_mask_values", points=9, title="subsequent_mask는 대각선과 그 아래가 True", cases=SUBSEQUENT,
+          judge=subsequent_values),
 ]
 
 ### BEGIN HIDDEN TESTS
 
 
-def _subsequent_all_aspects(case):
+def subsequent_all_aspects(evidence):
     """dtype, shape and values of a hidden-size subsequent_mask: a third of the points each."""
+    (case,) = evidence.cases
+    read_mask(evidence, case)
+    found = [p for aspect in (subsequent_dtype, subsequent_shape, subsequent_values) if (p := aspect.one(evidence, case))]
+    return Verdict(1 - len(found) / 3, "\n".join(evidence.about(case, p) for p in found))
 
-    def verdict(evidence):
-        described = read_mask(evidence, case)
-        size = probe.CASES[case].size
-        problems = [
-            subsequent_dtype_problem(described),
-            subsequent_shape_problem(described, size, visible=False),
-            subsequent_values_problem(described, decode(evidence.reference(case)["result"])),
-        ]
-        found = [p for p in problems if p]
-        return Verdict(1 - len(found) / 3, "\n".join(_about(case, p) for p in found))
 
-    return verdict
-
+# An error that a visible case of the same function raised too may be quoted in full (errortext.runtime_error).
+ATTENTION = ("nomask", "causal", "padding", "fully_masked", "dropout_eval", "dropout_train")
 
 CHECKS += [
-    Check("cross_lengths", 6, "query 길이 ≠ key 길이에 padding mask", False, ("cross_lengths",),
-          _same_as_reference("cross_lengths")),
-    Check("batched_4d", 5, "4차원 (batch, heads, seq, d_k) 입력과 mask", False, ("batched_4d",),
-          _same_as_reference("batched_4d")),
-    Check("int_mask", 3, "0/1 정수 mask도 같은 결과", False, ("int_mask",), _same_as_reference("int_mask")),
-    Check("empty_sentence", 3, "padding뿐인 문장도 NaN 없이", False, ("empty_sentence",),
-          _same_as_reference("empty_sentence")),
-    Check("dropout_hidden", 5, "다른 입력의 train 모드 dropout", False, ("dropout_hidden",),
-          _dropout_train("dropout_hidden")),
-    Check("subsequent_mask_hidden", 3, "다른 크기의 subsequent_mask", False, ("subsequent_9",),
-          _subsequent_all_aspects("subsequent_9")),
+    Check(name="cross_lengths", points=6, title="query 길이 ≠ key 길이에 padding mask", cases=("cross_lengths",),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
+    Check(name="batched_4d", points=5, title="4차원 (batch, heads, seq, d_k) 입력과 mask", cases=("batched_4d",),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
+    Check(name="int_mask", points=3, title="0/1 정수 mask도 같은 결과", cases=("int_mask",),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
+    Check(name="empty_sentence", points=3, title="padding뿐인 문장도 NaN 없이", cases=("empty_sentence",),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
+    Check(name="dropout_hidden", points=5, title="다른 입력의 train 모드 dropout", cases=("dropout_hidden",),
+          reads=ATTENTION, judge=_dropout_train(), visible=False),
+    Check(name="subsequent_mask_hidden", points=3, title="다른 크기의 subsequent_mask", cases=("subsequent_9",),
+          reads=SUBSEQUENT, judge=subsequent_all_aspects, visible=False),
 ]
 ### END HIDDEN TESTS
+
+CHAPTER_ID = "02_masking"
+# The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"))

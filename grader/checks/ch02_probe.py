@@ -20,6 +20,7 @@ class Case:
     """One call of `attention(query, key, value, mask=…, dropout=…)` or of `subsequent_mask(size)`."""
 
     visible: bool
+    text: str  # the case in Korean, as diagnoses name it
     function: str = "attention"
     seed: int = 0
     query: tuple = None
@@ -39,34 +40,48 @@ FULLY_MASKED_ROWS = ((1, 0, 0, 0), (0, 0, 0, 0), (1, 1, 1, 0), (1, 1, 1, 1))
 
 CASES = {
     # Chapter 01's seed input, called the chapter-01 way: attention(x, x, x) with the defaults.
-    "nomask": Case(visible=True, seed=0, query=(1, 3, 4), self_attention=True, defaults=True),
+    "nomask": Case(visible=True, text="mask=None 입력 (1장의 시드 입력, attention(x, x, x))",
+                   seed=0, query=(1, 3, 4), self_attention=True, defaults=True),
     # Causal mask (1, 5, 5) on self-attention.
-    "causal": Case(visible=True, seed=201, query=(1, 5, 8), self_attention=True, mask=("causal", 5)),
+    "causal": Case(visible=True, text="causal mask (1, 5, 5) 입력",
+                   seed=201, query=(1, 5, 8), self_attention=True, mask=("causal", 5)),
     # Padding mask (batch, 1, seq): the second sentence has 2 pad positions.
-    "padding": Case(visible=True, seed=202, query=(2, 5, 8), key=(2, 5, 8), value=(2, 5, 4),
+    "padding": Case(visible=True, text="padding mask (2, 1, 5) 입력",
+                    seed=202, query=(2, 5, 8), key=(2, 5, 8), value=(2, 5, 4),
                     mask=("padding", (5, 3), 5)),
     # Query 1 sees no key at all; the mask (1, 4, 4) broadcasts over the batch.
-    "fully_masked": Case(visible=True, seed=203, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 3),
+    "fully_masked": Case(visible=True, text="한 행이 전부 가려진 mask 입력",
+                         seed=203, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 3),
                          mask=("rows", FULLY_MASKED_ROWS)),
     # The same inputs with a torch.nn.Dropout(0.5) in eval mode, then in train mode.
-    "dropout_eval": Case(visible=True, seed=204, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 5),
+    "dropout_eval": Case(visible=True, text="eval 모드 Dropout(0.5) 입력",
+                         seed=204, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 5),
                          mask=("causal", 4), dropout=0.5, train=False),
-    "dropout_train": Case(visible=True, seed=204, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 5),
+    "dropout_train": Case(visible=True, text="train 모드 Dropout(0.5) 입력 (torch.manual_seed로 고정)",
+                          seed=204, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 5),
                           mask=("causal", 4), dropout=0.5, train=True),
-    "subsequent_4": Case(visible=True, function="subsequent_mask", size=4),
-    "subsequent_1": Case(visible=True, function="subsequent_mask", size=1),
+    "subsequent_4": Case(visible=True, text="subsequent_mask(4)",
+                         function="subsequent_mask", size=4),
+    "subsequent_1": Case(visible=True, text="subsequent_mask(1)",
+                         function="subsequent_mask", size=1),
     ### BEGIN HIDDEN TESTS
-    "cross_lengths": Case(visible=False, seed=822_301, query=(2, 3, 6), key=(2, 7, 6), value=(2, 7, 5),
+    "cross_lengths": Case(visible=False, text="숨겨진 입력 (query 길이 ≠ key 길이, padding mask)",
+                          seed=822_301, query=(2, 3, 6), key=(2, 7, 6), value=(2, 7, 5),
                           mask=("padding", (7, 4), 7)),
-    "batched_4d": Case(visible=False, seed=822_402, query=(2, 3, 5, 8), key=(2, 3, 5, 8), value=(2, 3, 5, 8),
+    "batched_4d": Case(visible=False, text="숨겨진 4차원 입력 (batch, heads, seq, d_k)와 (batch, 1, seq, seq) mask",
+                       seed=822_402, query=(2, 3, 5, 8), key=(2, 3, 5, 8), value=(2, 3, 5, 8),
                        mask=("pad_causal", (5, 3), 5), head_axis=True),
-    "int_mask": Case(visible=False, seed=822_503, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 6),
+    "int_mask": Case(visible=False, text="숨겨진 입력 (0/1 정수 mask)",
+                     seed=822_503, query=(2, 4, 6), key=(2, 4, 6), value=(2, 4, 6),
                      mask=("pad_causal", (4, 2), 4), mask_dtype="int64"),
-    "empty_sentence": Case(visible=False, seed=822_705, query=(3, 4, 6), key=(3, 4, 6), value=(3, 4, 6),
+    "empty_sentence": Case(visible=False, text="숨겨진 입력 (padding뿐인 문장이 있는 batch)",
+                           seed=822_705, query=(3, 4, 6), key=(3, 4, 6), value=(3, 4, 6),
                            mask=("padding", (4, 0, 2), 4)),
-    "dropout_hidden": Case(visible=False, seed=822_604, query=(2, 5, 8), key=(2, 6, 8), value=(2, 6, 4),
+    "dropout_hidden": Case(visible=False, text="숨겨진 train 모드 dropout 입력",
+                           seed=822_604, query=(2, 5, 8), key=(2, 6, 8), value=(2, 6, 4),
                            mask=("padding", (6, 4), 6), dropout=0.3, train=True),
-    "subsequent_9": Case(visible=False, function="subsequent_mask", size=9),
+    "subsequent_9": Case(visible=False, text="숨겨진 크기의 subsequent_mask",
+                         function="subsequent_mask", size=9),
     ### END HIDDEN TESTS
 }
 
@@ -133,7 +148,7 @@ def run_case(namespace, name):
     if case.function == "subsequent_mask":
         try:
             result = function(case.size)
-        except BaseException as error:  # noqa: BLE001 - a student's SystemExit is a failed call too
+        except BaseException as error:  # a student's SystemExit is a failed call too
             return {"error": describe_exception(error)}
         return {"result": encode(result)}
     query, key, value, mask = make_inputs(name)
@@ -148,7 +163,7 @@ def run_case(namespace, name):
             if case.dropout is not None:
                 torch.manual_seed(case.seed)  # right before the call: the student's dropout draws from here
             result = function(query, key, value, mask=mask, dropout=dropout)
-    except BaseException as error:  # noqa: BLE001
+    except BaseException as error:
         return {"error": describe_exception(error)}
     trace = {"result": encode(result)}
     if case.dropout is not None:

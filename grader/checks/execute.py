@@ -13,13 +13,13 @@ def execute(source, probe, case_names):
     notes = []
     try:
         module = module_from_source(source, notes=notes)
-    except BaseException as error:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are student errors too
+    except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _with_notes({"load_error": describe_exception(error)}, notes)
     traces = {}
     for name in case_names:
         try:
             traces[name] = probe.run_case(module, name)
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             traces[name] = {"error": describe_exception(error)}
     return _with_notes({"traces": traces}, notes)
 

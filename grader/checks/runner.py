@@ -2,7 +2,8 @@
 import contextlib
 import sys
 
-from . import judge_module, references, tracks
+from . import chapter as load_chapter
+from . import references, tracks
 from .execute import execute
 from .framework import judge
 from .loading import SubmissionError, read_source
@@ -10,7 +11,7 @@ from .loading import SubmissionError, read_source
 
 def check(chapter, path, visible_only=True):
     """Check the student's file at `path`: (CheckResults in the words of its track, notes on skipped IPython commands)."""
-    module = judge_module(chapter)
+    declared = load_chapter(chapter)
     try:
         source = read_source(path)
     except SubmissionError as error:
@@ -18,8 +19,8 @@ def check(chapter, path, visible_only=True):
     else:
         # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
         with contextlib.redirect_stdout(sys.stderr):
-            outcome = execute(source, module.probe, module.probe.case_names(visible_only=visible_only))
-    results = judge(module.CHECKS, module.probe, outcome, references.load(module.CHAPTER_ID), visible_only)
+            outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
+    results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
     return tracks.results_for(results, tracks.track_of(path)), outcome.get("notes", [])
 
 

@@ -3,8 +3,9 @@ import shutil
 from pathlib import Path
 
 from grader import paths
+from grader.grading.naming import NAMED_REGEXP
 
-from .pack import NAMED_REGEXP, lms_zip
+from .pack import lms_zip
 
 CONFIG = '''"""nbgrader configuration of the demo course (written by `python -m grader demo`)."""
 c = get_config()  # noqa: F821

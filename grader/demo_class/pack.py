@@ -5,8 +5,6 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# nbgrader's documented LMS naming: <assignment>_<student>_attempt_<timestamp>_<file>
-NAMED_REGEXP = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
 
 
 def roster():

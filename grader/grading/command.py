@@ -4,6 +4,7 @@ import time
 from pathlib import Path
 
 from grader.checks import HERE as CHECKS_DIR
+from grader.checks import judge_file, probe_module_name
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -12,7 +13,7 @@ def run(args):
     """Grade every submission found in args.paths; write results; return the exit status."""
     started = time.monotonic()
     number = str(args.chapter)[:2]
-    if not (number.isdigit() and (CHECKS_DIR / f"ch{number}_judge.py").exists()):
+    if not (number.isdigit() and (CHECKS_DIR / judge_file(number)).exists()):
         print(f"알 수 없는 장입니다: {args.chapter}", file=sys.stderr)
         return EXIT_USAGE
     if args.jobs < 1:
@@ -29,17 +30,17 @@ def run(args):
     limits = Limits() if args.timeout is None else Limits(wall_seconds=args.timeout, cpu_seconds=max(1, int(args.timeout)))
     # The warm workers start first and import torch while this process loads the judge and collects the
     # inputs; the gradebook helper imports nbgrader meanwhile.
-    pool = SandboxPool(probe_module=f"grader.checks.ch{number}_probe", jobs=args.jobs, limits=limits)
+    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
     with pool, helper:
-        from grader.checks import judge_module
+        from grader.checks import chapter
 
         from .collect import Inputs
 
-        module = judge_module(number)
-        with Inputs(args.paths, module.CHAPTER_ID, course) as inputs:
+        module = chapter(number)
+        with Inputs(args.paths, module.id, course) as inputs:
             for problem in inputs.problems:
                 print(f"오류: {problem}", file=sys.stderr)
             if not inputs.submissions:
@@ -55,7 +56,7 @@ def run(args):
         if gradebook_path is not None:
             status = max(status, _write_gradebook(helper, gradebook_path, asked_by, module, report))
     if not args.no_feedback:
-        _write_feedback(args.out, module.CHAPTER_ID, time.monotonic() - started)
+        _write_feedback(args.out, module.id, time.monotonic() - started)
     if args.json:
         report.stream_json(sys.stdout)
     else:
@@ -104,9 +105,9 @@ def _gradebook_path(option, course):
 def _write_gradebook(writer, path, asked_by, module, report):
     from .gradebook import GradebookError
 
-    points = {check.name: check.points for check in module.CHECKS}
+    points = {check.name: check.points for check in module.checks}
     try:
-        count = writer.finish(module.CHAPTER_ID, points, report.rows)
+        count = writer.finish(module.id, points, report.rows)
     except GradebookError as error:
         print(f"gradebook에 기록하지 못했습니다: {error}", file=sys.stderr)
         return EXIT_PROBLEMS

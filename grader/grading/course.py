@@ -5,10 +5,11 @@ from pathlib import Path
 
 from grader import paths
 
+from .naming import NAMED_REGEXP
+
 DEFAULT_COURSE_ID = "default_course"  # nbgrader's own default
-# nbgrader's documented LMS naming (Blackboard-style `…_<student>_attempt_<timestamp>_<file>`).
 DEFAULT_VALID_EXT = (".ipynb",)  # FileNameCollectorPlugin.valid_ext's default
-DEFAULT_NAMED_REGEXP = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
+DEFAULT_NAMED_REGEXP = NAMED_REGEXP  # nbgrader's documented LMS naming
 
 
 class Course:
@@ -57,7 +58,7 @@ def load_config(root):
             saved_path, saved_env = list(sys.path), dict(os.environ)
             try:
                 return PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
-            except Exception as error:  # noqa: BLE001 - a broken config must not stop grading
+            except Exception as error:  # a broken config must not stop grading
                 print(f"경고: {folder / 'nbgrader_config.py'}를 읽지 못했습니다 ({error}); 기본 설정을 씁니다.",
                       file=sys.stderr)
             finally:

@@ -62,7 +62,7 @@ def main():
     from .gradebook import GradebookError, _skip_slow_optional_imports, write
 
     _skip_slow_optional_imports()
-    import nbgrader.api  # noqa: F401 - the slow part, done while the grader is still grading
+    import nbgrader.api  # the slow part, done while the grader is still grading
 
     data = sys.stdin.buffer.read()
     if not data:

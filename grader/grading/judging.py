@@ -37,21 +37,21 @@ class Verdicts:
 class Judge:
     """A chapter's checks and references, loaded once; judges outcomes one at a time."""
 
-    def __init__(self, judge_module, limits):
+    def __init__(self, chapter, limits):
         import torch
 
         # The judge runs thousands of tiny tensor ops; torch's default 2+ intra-op threads spin and make
         # each one ~7× slower (measured: matmul 1.3 ms vs 0.19 ms), and they compete with the sandbox workers.
         torch.set_num_threads(1)
-        self.module = judge_module
+        self.chapter = getattr(chapter, "CHAPTER", chapter)  # a contract.Chapter (or a judge module declaring one)
         self.limits = limits
-        self.references = references.load(judge_module.CHAPTER_ID)
+        self.references = references.load(self.chapter.id)
         self._cache = OrderedDict()
-        self.declaration = declared(judge_module.CHAPTER_ID)
+        self.declaration = declared(self.chapter.id)
 
     @property
     def cases(self):
-        return self.module.probe.case_names()
+        return self.chapter.probe.case_names()
 
     def outcome(self, run):
         """The outcome dict to judge for a sandbox RunResult (a Korean failure when the run did not end well)."""
@@ -89,16 +89,16 @@ class Judge:
 
     def _judge(self, outcome):
         """framework.judge on every check; a judge that crashes costs only its own check (and is reported)."""
-        module = self.module
+        chapter = self.chapter
         try:
-            return framework.judge(module.CHECKS, module.probe, outcome, self.references)
-        except Exception:  # noqa: BLE001 - fall back to one check at a time
+            return framework.judge(chapter.checks, chapter.probe, outcome, self.references)
+        except Exception:  # fall back to one check at a time
             pass
         results = []
-        for check in module.CHECKS:
+        for check in chapter.checks:
             try:
-                results.extend(framework.judge([check], module.probe, outcome, self.references))
-            except Exception as error:  # noqa: BLE001
+                results.extend(framework.judge([check], chapter.probe, outcome, self.references))
+            except Exception as error:
                 print(f"grader: 검사 {check.name}의 채점 코드가 실패했습니다: {type(error).__name__}: {error}",
                       file=sys.stderr)
                 results.append(framework.CheckResult(check.name, check.title, check.points, 0.0, check.visible,

@@ -4,6 +4,9 @@ import re
 import unicodedata
 from pathlib import PurePosixPath
 
+# nbgrader's documented LMS naming (Blackboard-style `<assignment>_<student>_attempt_<timestamp>_<file>`): the one
+# copy, read by nbgrader_config.py, the demo course and the grader when a course config does not set it.
+NAMED_REGEXP = r".*_(?P<student_id>\w+)_attempt_(?P<timestamp>[0-9\-]+)_(?P<file_id>.*)"
 _UNSAFE = re.compile(r"[^\w.@-]+")
 MAX_ID_LENGTH = 80
 

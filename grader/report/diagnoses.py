@@ -2,23 +2,22 @@
 from collections import Counter
 from functools import lru_cache
 
-from . import judge_source
 from .results import diagnosis
 
 
 @lru_cache(maxsize=None)
 def vocabulary(chapter_id):
-    """(known bug explanations, case descriptions) of the chapter's judge, longest first."""
-    tables = _literal_tables(chapter_id)
-    bugs = sorted(set(tables.get("BUGS", {}).values()), key=len, reverse=True)
-    cases = sorted(set(tables.get("CASE_TEXT", {}).values()), key=len, reverse=True)
+    """(known bug explanations, case descriptions) of the chapter's contract, longest first."""
+    declared = _chapter(chapter_id)
+    bugs = sorted(set(declared.bugs.values()), key=len, reverse=True)
+    cases = sorted(set(declared.case_texts().values()), key=len, reverse=True)
     return tuple(bugs), tuple(cases)
 
 
-def _literal_tables(chapter_id):
-    """The judge's BUGS and CASE_TEXT dicts."""
-    found = judge_source.literals(chapter_id)
-    return {name: found[name] for name in ("BUGS", "CASE_TEXT") if isinstance(found.get(name), dict)}
+def _chapter(chapter_id):
+    from grader.checks import chapter
+
+    return chapter(chapter_id)
 
 
 def topic(line, bugs, cases):
@@ -51,5 +50,5 @@ def frequent(results, bugs, cases):
 
 
 def case_text(chapter_id, case):
-    """The judge's Korean description of a case (its CASE_TEXT entry), or a generic one."""
-    return _literal_tables(chapter_id).get("CASE_TEXT", {}).get(case, f"공개 검사 입력 '{case}'")
+    """The chapter's Korean description of a case (its probe case's text), or a generic one."""
+    return _chapter(chapter_id).case_texts().get(case) or f"공개 검사 입력 '{case}'"

@@ -17,7 +17,7 @@ def figure(panels, rows_name, columns_name):
     tables = "".join(_panel(caption, rows, low, high, rows_name, columns_name) for caption, rows in panels)
     legend = (f'<p class="legend">색: {label(low)} <span class="scale" style="background: linear-gradient(to right, '
               f'{", ".join(BLUES)})"></span> {label(high)}'
-              + (f' · 회색 = nan/inf</p>' if any(_has_non_finite(rows) for _, rows in panels) else "</p>"))
+              + (' · 회색 = nan/inf</p>' if any(_has_non_finite(rows) for _, rows in panels) else "</p>"))
     markdown = "\n\n".join(_markdown(caption, rows, rows_name, columns_name) for caption, rows in panels)
     return page.Figure(f'<div class="figures">{tables}</div>{legend}', markdown)
 

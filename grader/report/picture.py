@@ -1,7 +1,8 @@
 """What a chapter declares to draw on its feedback pages, the student's matrix from results.json, the public reference.
 
-A chapter's judge declares `PICTURE = (case, item, label)`: item `item` of the result of visible case `case`,
-called `label` (e.g. `("seed", 1, "p_attn")`). `declared()` is the one place that reads the declaration.
+A chapter declares `picture=Picture(case, item, label)` in its contract (`grader.checks.contract`): item `item` of the
+result of visible case `case`, called `label` (e.g. `Picture("seed", 1, "p_attn")`). `declared()` is the one place
+that reads the declaration.
 """
 import json
 import math
@@ -10,7 +11,7 @@ from functools import lru_cache
 
 from grader import paths
 
-from . import judge_source, texts
+from . import texts
 
 MAX_SIDE = 40
 
@@ -35,13 +36,11 @@ SEED_CASE = DEFAULT.case
 
 @lru_cache(maxsize=None)
 def declared(chapter_id):
-    """The chapter's picture declaration (its judge's PICTURE), or the default one."""
-    value = judge_source.literals(chapter_id).get("PICTURE")
-    try:
-        case, item, label = value
-        return Declaration(str(case), int(item), str(label))
-    except (TypeError, ValueError):
-        return DEFAULT
+    """The chapter's picture declaration (its contract's `picture`), or the default one when it has none."""
+    from grader.checks import chapter
+
+    value = chapter(chapter_id).picture
+    return DEFAULT if value is None else Declaration(value.case, value.item, value.label)
 
 
 @lru_cache(maxsize=None)

@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from grader.checks import judge_module, references
+from grader.checks import chapter, references
 from grader.checks.execute import execute
 from grader.checks.framework import judge
 from grader.checks.loading import SubmissionError, read_source
@@ -18,7 +18,7 @@ from .picture import declared
 
 def document(chapter_id, path, student_id, submission_id=None):
     """The results.json document of the file at `path`."""
-    module = judge_module(chapter_id)
+    module = chapter(chapter_id)
     started = time.monotonic()
     status = "ok"
     try:
@@ -27,14 +27,14 @@ def document(chapter_id, path, student_id, submission_id=None):
         outcome, status = {"failure": str(error)}, "unreadable"
     else:
         outcome = execute(source, module.probe, module.probe.case_names())
-    checks = judge(module.CHECKS, module.probe, outcome, references.load(module.CHAPTER_ID))
+    checks = judge(module.checks, module.probe, outcome, references.load(module.id))
     return gradescope(checks, {
         "submission": submission_id or student_id,
         "student_id": student_id,
         "status": status,
         "sandbox": "none (preview)",
         "seconds": round(time.monotonic() - started, 3),
-        "picture": picture_data(outcome, declared(module.CHAPTER_ID)),
+        "picture": picture_data(outcome, declared(module.id)),
     })
 
 

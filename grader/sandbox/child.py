@@ -94,20 +94,20 @@ def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, re
     """Run one submission in this (already forked) process; never returns."""
     try:
         _setup(limits, workdir, stdout_fd, stderr_fd, result_fd)
-    except BaseException:  # noqa: BLE001 - nothing of the student's has run yet
+    except BaseException:  # nothing of the student's has run yet
         os._exit(EXIT_SETUP_FAILED)
     try:
         result = execute(source, probe, cases)
-    except BaseException:  # noqa: BLE001 - e.g. an exception whose __str__ raises
+    except BaseException:  # e.g. an exception whose __str__ raises
         os._exit(EXIT_EXECUTE_RAISED)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             pass
     try:
         payload = _encode(result).encode("utf-8")
         write_all(RESULT_FD, RESULT_PREFIX.pack(len(payload)) + payload)
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         os._exit(EXIT_ENCODE_FAILED)
     os._exit(0)

@@ -121,7 +121,7 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None):
                     privileges.drop_to(uid, uid)
                     set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
                 code = runner.serve_one(seq, probe, execute, limits, scratch, namespaced)
-            except BaseException:  # noqa: BLE001 - reported as a crashed job; the worker goes on
+            except BaseException:  # reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
                 os._exit(code)
@@ -198,7 +198,7 @@ def _zygote(arguments, limits, started):
             try:
                 control.detach()
                 code = _forked_worker(request, fds, probe, execute, limits, arguments.scratch, torch.__version__, started)
-            except BaseException:  # noqa: BLE001
+            except BaseException:
                 traceback.print_exc()
             finally:
                 os._exit(code)

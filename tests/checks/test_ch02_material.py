@@ -201,3 +201,25 @@ def test_build_check_is_clean():
     """`python -m grader build --check` reports no drift (chapter 02's generated files match their sources)."""
     done = run([PYTHON, "-m", "grader", "build", "--check"], cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
+
+
+def test_readme_adding_a_chapter_gives_chapter_02s_current_line_counts():
+    """README's "Adding a chapter" table lists the files an author writes with chapter 02's real line counts."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### Adding a chapter", 1)[1].split("\n### ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        found = re.match(r"\| `([^`]+)`[^|]* \|.*\| (?:(\d+) files, )?(\d+) \|$", line)
+        if found:
+            rows[found.group(1)] = int(found.group(3))
+    files = {
+        "solutions/NN_name/transformer.py": [ROOT / "solutions/02_masking/transformer.py"],
+        "solutions/NN_name/demo.py": [ROOT / "solutions/02_masking/demo.py"],
+        "solutions/NN_name/chapter.md": [ROOT / "solutions/02_masking/chapter.md"],
+        "grader/checks/chNN_probe.py": [ROOT / "grader/checks/ch02_probe.py"],
+        "grader/checks/chNN_judge.py": [ROOT / "grader/checks/ch02_judge.py"],
+        "tests/fixtures/chNN/*.py": sorted((ROOT / "tests/fixtures/ch02").glob("*.py")),
+        "tests/checks/table_chNN.py": [ROOT / "tests/checks/table_ch02.py"],
+        "tests/checks/test_chNN_*.py": [ROOT / "tests/checks/test_ch02_diagnoses.py"],
+    }
+    counted = {name: sum(len(path.read_text(encoding="utf-8").splitlines()) for path in paths) for name, paths in files.items()}
+    assert rows == counted

@@ -12,7 +12,11 @@ import pytest
 from grader import cli
 from grader.checks import ch01_judge, tracks
 
-from .support import PYTHON, ROOT, SOLUTION, STUB, filled_notebook, finish, fixture_path, start
+from .chapters import ChapterUnderTest
+from .support import PYTHON, ROOT, filled_notebook, finish, start
+
+CH01 = ChapterUnderTest("01_attention")
+SOLUTION, STUB, fixture_path = CH01.solution, CH01.stub, CH01.fixture
 
 pytestmark = pytest.mark.checks
 

@@ -9,8 +9,12 @@ import re
 
 import pytest
 
-from .support import (EXERCISE_DIR, NOTEBOOK, PYTHON, RELEASE_DIR, SOLUTION, copy_folder, filled_notebook, finish,
-                      start)
+from .chapters import ChapterUnderTest
+from .support import PYTHON, copy_folder, filled_notebook, finish, release_notebook, start
+
+CH01 = ChapterUnderTest("01_attention")
+SOLUTION, EXERCISE_DIR, NOTEBOOK = CH01.solution, CH01.exercise_dir, release_notebook(CH01.id)
+RELEASE_DIR = NOTEBOOK.parent
 
 pytestmark = pytest.mark.checks
 

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from grader.checks import judge_module, loading, results, runner, tracks
+from grader.checks import chapter as load_chapter
+from grader.checks import loading, results, runner, tracks
 from grader.checks.__main__ import default_file
 from tests.conftest import PYTHON, ROOT
 
@@ -53,7 +54,7 @@ def future_mask(size):
 
 def ch02_answer():
     answer = _release_answer("02_masking")
-    answer = answer.replace(f"    # TODO(02): mask", "    scores = masked(scores, mask)\n    # TODO(02): mask", 1)
+    answer = answer.replace("    # TODO(02): mask", "    scores = masked(scores, mask)\n    # TODO(02): mask", 1)
     parts = answer.split(f"    {STUB_LINE}")
     assert len(parts) == 4  # mask, dropout, subsequent_mask
     mask, dropout, future = (f"    {STUB_LINE}" + rest for rest in parts[1:])
@@ -147,7 +148,7 @@ def test_a_typo_names_the_cell_and_line(tmp_path, chapter):
     expected = (f"실행 중 오류가 났습니다 (NameError: name 'valeu' is not defined, 위에서 {number}번째 코드 셀의 "
                 f"{line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`).")
     assert messages and all(expected in message for message in messages)
-    causes = [cause for cause, _, _ in results.causes(checked, tuple(judge_module(chapter).CASE_TEXT.values()))]
+    causes = [cause for cause, _, _ in results.causes(checked, tuple(load_chapter(chapter).case_texts().values()))]
     assert sum("NameError" in cause for cause in causes) == 1
 
 

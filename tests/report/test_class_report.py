@@ -144,13 +144,13 @@ def test_empty_folder_gives_a_report(tmp_path):
 
 
 def test_diagnosis_vocabulary_is_the_judges():
-    """The known-bug and case texts read from the judge's source are exactly its BUGS and CASE_TEXT values."""
-    from grader.checks import judge_module
+    """The known-bug and case texts are exactly the chapter contract's bug texts and case descriptions."""
+    from grader.checks import chapter
     from grader.report import diagnoses
 
-    module = judge_module("01_attention")
+    declared = chapter("01_attention")
     bugs, cases = diagnoses.vocabulary("01_attention")
-    assert set(bugs) == set(module.BUGS.values()) and set(cases) == set(module.CASE_TEXT.values())
+    assert set(bugs) == set(declared.bugs.values()) and set(cases) == {c.text for c in declared.probe.CASES.values()}
 
 
 def test_docs_pictures_are_valid_pngs():

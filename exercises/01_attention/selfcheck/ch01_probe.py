@@ -18,6 +18,7 @@ class Case:
     """One call of `attention`: how to build (query, key, value), and what else to record."""
 
     visible: bool
+    text: str  # the case in Korean, as diagnoses name it
     seed: int
     query: tuple
     key: tuple = None
@@ -32,13 +33,18 @@ class Case:
 
 CASES = {
     # The seed chapter's demo input: torch.manual_seed(0); x = torch.randn(1, 3, 4); attention(x, x, x).
-    "seed": Case(visible=True, seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True, as_in_demo=True),
+    "seed": Case(visible=True, text="시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))",
+                 seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True, as_in_demo=True),
     # Spread of the scores at three widths, judged on the student's own p_attn.
-    "scaling_4": Case(visible=True, seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
-    "scaling_64": Case(visible=True, seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),
-    "scaling_512": Case(visible=True, seed=1512, query=(1, 24, 512), key=(1, 24, 512), value=(1, 24, 3)),
+    "scaling_4": Case(visible=True, text="d_k=4 점수 분포 입력",
+                      seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
+    "scaling_64": Case(visible=True, text="d_k=64 점수 분포 입력",
+                       seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),
+    "scaling_512": Case(visible=True, text="d_k=512 점수 분포 입력",
+                        seed=1512, query=(1, 24, 512), key=(1, 24, 512), value=(1, 24, 3)),
     # One query against 10 keys at d_k = 512, as in the demo's saturation example.
-    "saturation_512": Case(visible=True, seed=2512, query=(1, 1, 512), key=(1, 10, 512), value=(1, 10, 4)),
+    "saturation_512": Case(visible=True, text="d_k=512, key 10개 입력",
+                           seed=2512, query=(1, 1, 512), key=(1, 10, 512), value=(1, 10, 4)),
 }
 
 
@@ -75,7 +81,7 @@ def run_case(namespace, name):
         query, key, value = (t.clone().requires_grad_(True) for t in (query, key, value))
     try:
         result = function(query, key, value)
-    except BaseException as error:  # noqa: BLE001 - a student's SystemExit is a failed call too
+    except BaseException as error:  # a student's SystemExit is a failed call too
         return {"error": describe_exception(error)}
     trace = {"result": encode(result)}
     if case.record_inputs:
@@ -93,6 +99,6 @@ def _gradients(result, inputs):
         loss = (output * portable_randn(output.shape, weights)).sum()
         loss = loss + (p_attn * portable_randn(p_attn.shape, weights)).sum()
         loss.backward()
-    except BaseException as error:  # noqa: BLE001
+    except BaseException as error:
         return {"error": describe_exception(error)}
     return {"grads": [encode(t.grad) for t in inputs]}

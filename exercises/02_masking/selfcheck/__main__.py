@@ -7,7 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
-from . import chapter_ids, judge_module, results, runner
+from . import chapter as load_chapter
+from . import chapter_ids, results, runner
 
 DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
 
@@ -35,7 +36,7 @@ def main(argv=None, chapter=None, default_path=None):
     if args.json:
         print(json.dumps(results.gradescope(outcome, {"notes": notes} if notes else None), ensure_ascii=False, indent=2))
     else:
-        case_texts = tuple(getattr(judge_module(chapter), "CASE_TEXT", {}).values())
+        case_texts = tuple(load_chapter(chapter).case_texts().values())
         print(results.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes, case_texts=case_texts))
         if not all(r.passed for r in outcome):
             print("\n원인을 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")

@@ -2,6 +2,7 @@
 """Judge-side helpers: rebuild tensors from plain data and compare them with tolerances."""
 import torch
 
+from . import messages
 from .framework import Finding
 
 TOLERANCES = {"float64": (1e-7, 1e-9)}  # dtype -> (rtol, atol)
@@ -12,7 +13,7 @@ def decode(description):
     """A float64 tensor from an encoded tensor description (NaN/inf restored)."""
     data = description.get("data")
     if data is None:
-        raise Finding("돌려준 텐서가 너무 크거나 복소수라서 비교할 수 없습니다.")
+        raise Finding(messages.TOO_LARGE)
     values = [float(x) if not isinstance(x, str) else float(x) for x in data]
     return torch.tensor(values, dtype=torch.float64).reshape(description["shape"])
 
@@ -22,12 +23,12 @@ def tolerance(dtype):
     return TOLERANCES.get(dtype, DEFAULT_TOLERANCE)
 
 
-def close(actual, expected, dtype="float32"):
-    """True when two float64 tensors agree within the tolerance of `dtype` (same shape, NaN never equal)."""
+def close(actual, expected, dtype="float32", equal_nan=False):
+    """True when two tensors agree within the tolerance of `dtype` (same shape; NaN equal only if `equal_nan`)."""
     if actual.shape != expected.shape:
         return False
     rtol, atol = tolerance(dtype)
-    return bool(torch.allclose(actual, expected, rtol=rtol, atol=atol))
+    return bool(torch.allclose(actual, expected.to(actual.dtype), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def shape_text(shape):

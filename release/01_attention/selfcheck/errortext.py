@@ -21,7 +21,10 @@ def _visible(evidence, case):
 
 
 def _seen_on_visible_case(evidence, error):
+    """Whether a visible case the check may read (its `cases` or `reads`) raised the same exception."""
     for case in evidence.probe.case_names(visible_only=True):
+        if not evidence.may_read(case):
+            continue
         seen = evidence.trace(case).get("error") or {}
         if (seen.get("type"), seen.get("message")) == (error["type"], error["message"]):
             return True

@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import messages
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -26,6 +28,11 @@ class Verdict:
     def fail(cls, message):
         return cls(0.0, message)
 
+    @classmethod
+    def of(cls, problem):
+        """Full points when `problem` (a Korean diagnosis) is None, else none, with the diagnosis."""
+        return cls.ok() if problem is None else cls.fail(problem)
+
 
 class Finding(Exception):
     """Raised inside a judge to stop with a Korean diagnosis; the check earns `fraction`."""
@@ -36,16 +43,28 @@ class Finding(Exception):
         self.fraction = fraction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Check:
-    """A named property worth `points`; `judge(evidence)` returns a Verdict or raises Finding."""
+    """A named property worth `points`; `judge(evidence)` returns a Verdict or raises Finding.
+
+    `cases` are the cases the check judges (`evidence.cases`, in order); `reads` are further cases whose
+    traces the judge only looks at (e.g. the seed case, to break a tie between bug models). verify() runs
+    exactly `cases + reads`, so every way of checking sees the same traces; a visible check reads visible
+    cases only.
+    """
 
     name: str
     points: float
-    title: str
-    visible: bool
-    cases: tuple
-    judge: Callable = field(repr=False, compare=False)
+    title: str  # Korean
+    cases: tuple[str, ...]
+    judge: Callable[["Evidence"], Verdict] = field(repr=False, compare=False)
+    visible: bool = True
+    reads: tuple[str, ...] = ()
+
+    @property
+    def all_cases(self):
+        """Every case whose trace the judge may read."""
+        return tuple(dict.fromkeys(self.cases + self.reads))
 
 
 @dataclass(frozen=True)
@@ -64,16 +83,36 @@ class CheckResult:
         return self.score >= self.points - 1e-9
 
 
-class Evidence:
-    """What a judge may look at: the student's traces, the references and the case inputs."""
+class UndeclaredCase(LookupError):
+    """A judge read the trace of a case its check does not declare (an author's mistake)."""
 
-    def __init__(self, traces, references, probe):
+
+class Evidence:
+    """What a judge may look at: the student's traces (of its check's cases), the references and the inputs.
+
+    `memo(key, compute)` keeps a value for the whole submission: bug models run once per case, whichever
+    check asks first.
+    """
+
+    def __init__(self, traces, references, probe, cases=None, reads=None, memo=None):
         self.traces = traces
         self.references = references
         self.probe = probe
-        self._inputs = {}
+        self.cases = cases  # the judged cases of the check, in order (None: any)
+        self._readable = None if reads is None else frozenset(reads)
+        self._memo = {} if memo is None else memo
+
+    def for_check(self, check):
+        """The same evidence, limited to the traces of the check's `cases` and `reads`."""
+        return Evidence(self.traces, self.references, self.probe, check.cases, check.all_cases, self._memo)
+
+    def may_read(self, case):
+        """Whether the check declared `case` (in `cases` or `reads`), so its trace may be read."""
+        return self._readable is None or case in self._readable
 
     def trace(self, case):
+        if not self.may_read(case):
+            raise UndeclaredCase(f"the check reads case {case!r} but declares neither cases= nor reads= with it")
         return self.traces.get(case) or {"error": {"type": "NoTrace", "message": ""}}
 
     def reference(self, case):
@@ -81,16 +120,33 @@ class Evidence:
 
     def inputs(self, case):
         """The case's inputs, rebuilt here from the probe's deterministic recipe."""
-        if case not in self._inputs:
-            self._inputs[case] = self.probe.make_inputs(case)
-        return self._inputs[case]
+        return self.memo(("inputs", case), lambda: self.probe.make_inputs(case))
+
+    def memo(self, key, compute):
+        """`compute()`, computed once per submission under `key`."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def visible(self, case):
+        return self.probe.CASES[case].visible
+
+    def about(self, case, message):
+        """`message` prefixed with the case's Korean description."""
+        return f"{case_text(self.probe, case)}: {message}"
+
+
+def case_text(probe, case):
+    """The Korean description of a probe case (its `text`), or its name."""
+    spec = probe.CASES.get(case)
+    return getattr(spec, "text", "") or case
 
 
 def per_case(cases, judge_one, label):
     """Run `judge_one(case)` (a Korean problem or None) on each case; earn the share of cases without one.
 
     A Finding raised by `judge_one` counts as that case's problem; `label(case, problem)` names the case in
-    the message, which keeps the first three distinct problems.
+    the message (e.g. `evidence.about`), which keeps the first three distinct problems.
     """
     problems = []
     for case in cases:
@@ -105,6 +161,20 @@ def per_case(cases, judge_one, label):
     return Verdict((len(cases) - len(problems)) / len(cases), "\n".join(list(dict.fromkeys(problems))[:3]))
 
 
+def each_case(judge_one):
+    """A check's judge from `judge_one(evidence, case)` (a Korean problem or None), run on each of its cases.
+
+    Partial credit: the share of cases without a problem; each problem is named by its case's text.
+    """
+
+    def judge(evidence):
+        return per_case(evidence.cases, lambda case: judge_one(evidence, case), evidence.about)
+
+    judge.__doc__ = judge_one.__doc__
+    judge.one = judge_one  # the judge of a single case, for checks that combine several
+    return judge
+
+
 def judge(checks, probe, outcome, references, visible_only=False):
     """Judge one submission's outcome with every check; a broken outcome scores 0 everywhere."""
     selected = [check for check in checks if check.visible or not visible_only]
@@ -113,7 +183,7 @@ def judge(checks, probe, outcome, references, visible_only=False):
         return [CheckResult(c.name, c.title, c.points, 0.0, c.visible, failure) for c in selected]
     evidence = Evidence(outcome["traces"], references, probe)
     with _one_thread():
-        return [_run_check(check, evidence) for check in selected]
+        return [_run_check(check, evidence.for_check(check)) for check in selected]
 
 
 @contextlib.contextmanager
@@ -151,8 +221,7 @@ def outcome_failure(outcome):
         error = outcome["load_error"]
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
         where = place(error.get("where"))
-        return (f"코드를 불러오는 중 오류가 났습니다 ({detail}{', ' + where if where else ''}). "
-                "파일 전체가 오류 없이 실행되는지 먼저 확인하세요.")
+        return messages.load_error(f"{detail}{', ' + where if where else ''}")
     if not isinstance(outcome.get("traces"), dict):
-        return "채점 결과를 읽을 수 없습니다."
+        return messages.UNREADABLE_OUTCOME
     return None

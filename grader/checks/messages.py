@@ -1,0 +1,62 @@
+"""The Korean messages every chapter shares: unfinished code, missing names, errors, what a call returned.
+
+One place for them, so the wording (and the file a student is told to edit) changes in one line.
+"""
+
+STUDENT_FILE = "transformer.py"  # where the student writes the chapter's code
+
+
+def stub(what, todo="TODO"):
+    """The student has not written the chapter's code yet (NotImplementedError)."""
+    return f"{what}(NotImplementedError). {STUDENT_FILE}의 {todo}를 채우세요."
+
+
+def missing(names):
+    """A function the checks call is not defined."""
+    return f"{names} 함수를 찾을 수 없습니다. 함수 이름과 들여쓰기를 확인하세요."
+
+
+def load_error(detail):
+    return f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
+
+
+UNREADABLE_OUTCOME = "채점 결과를 읽을 수 없습니다."
+TOO_LARGE = "돌려준 텐서가 너무 크거나 복소수라서 비교할 수 없습니다."
+NOT_FINITE = "결과에 NaN이나 inf가 있습니다."
+NUMPY = "numpy 배열을 돌려줍니다. torch 텐서로 계산해야 autograd와 dtype이 유지됩니다."
+IN_PLACE = "입력 텐서를 제자리(in-place)에서 바꿨습니다(`/=`, `.div_()`, `masked_fill_` 등). 새 텐서를 만들어 계산하세요."
+
+
+def tuple_of(names):
+    """'(출력, p_attn)' for the names of the values a function returns."""
+    return "(" + ", ".join(names) + ")"
+
+
+def only_one(names, which):
+    """A tuple was expected; only `which` (one of `names`) came back."""
+    label = f"{which} 텐서" if which == names[0] else which
+    return f"{tuple_of(names)} 두 개를 튜플로 돌려줘야 하는데 {label} 하나만 돌려줍니다. return {', '.join(_code(n) for n in names)}"
+
+
+def not_a_tuple(names, kind):
+    return f"{tuple_of(names)} 튜플을 돌려줘야 하는데 {kind} 값을 돌려줍니다."
+
+
+def wrong_length(names, length):
+    return f"{tuple_of(names)} 두 개를 돌려줘야 하는데 {length}개를 돌려줍니다."
+
+
+def not_tensors(names):
+    return f"{tuple_of(names)}은 둘 다 torch 텐서여야 합니다."
+
+
+def swapped(names):
+    return f"반환 순서가 바뀌었습니다. {tuple_of(names)} 순서로 돌려주세요."
+
+
+def not_a_tensor(function, kind):
+    return f"{function}는 torch 텐서를 돌려줘야 하는데 {kind} 값을 돌려줍니다."
+
+
+def _code(name):
+    return {"출력": "output"}.get(name, name)

@@ -1,0 +1,130 @@
+"""The chapters under test: where each one's fixtures, solution, stub and expectations table are.
+
+Adding a chapter's tests = its fixtures in `tests/fixtures/chNN/` (correct ones named `ok_*.py`) and one
+expectations table `tests/checks/table_chNN.py` (`EXPECTED`: bug fixture → `Bug`); then list it here.
+"""
+import functools
+import importlib
+import warnings
+from dataclasses import dataclass, field
+
+import pytest
+
+from grader import chapters as course
+from grader.checks import chapter as load_chapter
+from tests.conftest import ROOT
+
+IDS = [source.id for source in course.all_chapters()]
+
+
+@dataclass(frozen=True)
+class Bug:
+    """What one bug fixture must get: exactly `score` points, failing exactly the checks of `diagnoses`.
+
+    `diagnoses` maps each failing check to the bug keys whose Korean texts its message must contain.
+    """
+
+    score: float
+    diagnoses: dict = field(default_factory=dict)
+
+
+def fails(score, checks, key, **others):
+    """Bug(score, each of `checks` naming BUGS[key]), with `others` (check=(keys…)) overriding single checks."""
+    diagnoses = {check: (key,) for check in checks}
+    diagnoses.update({check: (keys,) if isinstance(keys, str) else tuple(keys) for check, keys in others.items()})
+    return Bug(score, diagnoses)
+
+
+@dataclass(frozen=True)
+class ChapterUnderTest:
+    """One chapter's test material."""
+
+    id: str
+
+    @property
+    def number(self):
+        return self.id[:2]
+
+    @property
+    def marker(self):
+        return f"ch{self.number}"
+
+    @property
+    def contract(self):
+        return load_chapter(self.id)
+
+    @property
+    def fixtures(self):
+        return ROOT / "tests" / "fixtures" / self.marker
+
+    @property
+    def solution(self):
+        return ROOT / "solutions" / self.id / "transformer.py"
+
+    @property
+    def stub(self):
+        return ROOT / "exercises" / self.id / "transformer.py"
+
+    @property
+    def exercise_dir(self):
+        return ROOT / "exercises" / self.id
+
+    @property
+    def expected(self):
+        """The chapter's one expectations table: {bug fixture: Bug}."""
+        return importlib.import_module(f"tests.checks.table_{self.marker}").EXPECTED
+
+    @property
+    def correct(self):
+        """The correct variants: tests/fixtures/chNN/ok_*.py."""
+        return sorted(self.fixtures.glob("ok_*.py"))
+
+    def fixture(self, name):
+        path = self.fixtures / f"{name}.py"
+        assert path.exists(), f"missing fixture {path}"
+        return path
+
+    def visible_checks(self):
+        return [check.name for check in self.contract.checks if check.visible]
+
+    def hidden_checks(self):
+        return [check.name for check in self.contract.checks if not check.visible]
+
+
+CHAPTERS = [ChapterUnderTest(chapter_id) for chapter_id in IDS]
+
+
+def each_chapter():
+    """pytest parameters: one per chapter, marked with its marker (`pytest -m ch02`)."""
+    return [pytest.param(chapter, id=chapter.marker, marks=getattr(pytest.mark, chapter.marker)) for chapter in CHAPTERS]
+
+
+def each_fixture(kind="bugs"):
+    """pytest parameters (chapter, fixture name) over every chapter's bug fixtures (or "correct" ones)."""
+    params = []
+    for chapter in CHAPTERS:
+        names = sorted(chapter.expected) if kind == "bugs" else [path.stem for path in chapter.correct]
+        params += [pytest.param(chapter, name, id=f"{chapter.marker}-{name}", marks=getattr(pytest.mark, chapter.marker))
+                   for name in names]
+    return params
+
+
+@functools.lru_cache(maxsize=None)
+def _graded(chapter_id, path, visible_only):
+    import contextlib
+    import io
+
+    from grader.checks import runner
+
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        return tuple(runner.run(chapter_id, path, visible_only=visible_only))
+
+
+def grade(chapter, path, hidden=True):
+    """runner.run of the chapter on `path` (all checks when hidden), cached: a list of CheckResult."""
+    return list(_graded(chapter.id, str(path), not hidden))
+
+
+def total(results):
+    return round(sum(r.score for r in results), 4)

@@ -1,0 +1,139 @@
+"""The four ways of checking give the same score and the same message for every check, on every fixture.
+
+1. `python -m grader grade` (the sandbox runs every case; the grader judges them all),
+2. `python -m selfcheck` / `python -m grader check` (`runner.run`, visible cases only),
+3. the notebook's test cells (`verify(chapter, check, globals())`, only the check's own cases),
+4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
+
+(1)–(3) are compared in process on every fixture; the subprocess forms of (1) and (4) on three submissions per
+chapter (the solution, the stub, a fixture that passes some checks and fails others).
+"""
+import json
+import re
+import warnings
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from grader.checks import verify
+from grader.checks.loading import module_from_source, read_source
+
+from .chapters import CHAPTERS, each_chapter, grade
+from .support import PYTHON, copy_folder, finish, start
+
+pytestmark = pytest.mark.checks
+
+VERDICT = re.compile(r"^\[(?P<title>.*?)\] (?P<score>[\d.]+)/(?P<points>[\d.]+)점 — (?P<message>.*)$", re.S)
+
+
+def _submissions():
+    params = []
+    for chapter in CHAPTERS:
+        paths = [chapter.solution, chapter.stub, *sorted(chapter.fixtures.glob("*.py"))]
+        params += [pytest.param(chapter, path, id=f"{chapter.marker}-{path.parent.name}-{path.stem}",
+                                marks=getattr(pytest.mark, chapter.marker)) for path in paths]
+    return params
+
+
+def _verdict(text, points):
+    """(score, message) from verify()'s AssertionError text, or full points and no message when it passed."""
+    if text is None:
+        return points, ""
+    found = VERDICT.match(text)
+    assert found, text
+    return float(found["score"]), found["message"]
+
+
+def _verify(chapter, path, checks, capsys):
+    """{check: (score, message)} from verify() on the file's functions, one call per check (as the notebook does)."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. softmax without dim
+        module = module_from_source(read_source(path))
+        for check in chapter.contract.checks:
+            if check.name not in checks:
+                continue
+            try:
+                verify(chapter.id, check.name, module)
+            except AssertionError as failure:
+                out[check.name] = _verdict(str(failure), check.points)
+            else:
+                out[check.name] = _verdict(None, check.points)
+    capsys.readouterr()
+    return out
+
+
+def _scored(results):
+    return {r.name: (r.score, r.message) for r in results}
+
+
+@pytest.mark.parametrize("chapter, path", _submissions())
+def test_grade_selfcheck_and_notebook_cells_agree(chapter, path, capsys):
+    """Each visible check: same score and message from grading (all cases), the self-check and verify();
+    each hidden check: same from grading and from verify() (the notebook's hidden test cells)."""
+    graded = _scored(grade(chapter, path))
+    selfcheck = _scored(grade(chapter, path, hidden=False))
+    visible = set(chapter.visible_checks())
+    assert selfcheck == {name: verdict for name, verdict in graded.items() if name in visible}
+    assert _verify(chapter, path, set(graded), capsys) == graded
+
+
+def _mixed_fixture(chapter):
+    """The first bug fixture of the table that passes some visible check and fails another."""
+    for name in sorted(chapter.expected):
+        outcomes = {r.passed for r in grade(chapter, chapter.fixture(name), hidden=False)}
+        if outcomes == {True, False}:
+            return chapter.fixture(name)
+    raise AssertionError(f"{chapter.id}: no fixture passes some visible checks and fails others")
+
+
+@pytest.fixture(scope="module")
+def subprocess_outcomes(tmp_path_factory):
+    """{(chapter, submission): {check: (score, message)}} from test_visible.py under pytest and from `grader grade`."""
+    processes, outcomes = [], {}
+    for chapter in CHAPTERS:
+        submissions = {"solution": chapter.solution, "stub": chapter.stub, "mixed": _mixed_fixture(chapter)}
+        batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
+        for name, path in submissions.items():
+            (batch / f"{name}.py").write_bytes(path.read_bytes())
+            folder = copy_folder(chapter.exercise_dir, tmp_path_factory.mktemp(f"{chapter.marker}-{name}") / chapter.id)
+            (folder / "transformer.py").write_bytes(path.read_bytes())
+            command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml", "test_visible.py"]
+            processes.append(("pytest", chapter, name, folder, start(command, cwd=folder)))
+        command = [PYTHON, "-m", "grader", "grade", chapter.number, *(str(batch / f"{n}.py") for n in submissions),
+                   "--json", "--no-feedback", "--jobs", "1", "--out", str(batch / "graded")]
+        processes.append(("grade", chapter, None, batch, start(command, cwd=batch)))
+    for kind, chapter, name, folder, process in processes:
+        status, out, err = finish(process, timeout=600)
+        if kind == "pytest":
+            assert status in (0, 1), f"{chapter.id} {name}: pytest exited {status}\n{out}\n{err}"
+            outcomes[("pytest", chapter.id, name)] = _junit(folder / "junit.xml", chapter)
+        else:
+            assert status == 0, f"{chapter.id}: grade exited {status}\n{err}"
+            for document in json.loads(out):
+                outcomes[("grade", chapter.id, document["student_id"])] = {
+                    test["name"]: (test["score"], test["output"].partition("\n")[2]) for test in document["tests"]}
+    return outcomes
+
+
+def _junit(report, chapter):
+    """{check: (score, message)} from pytest's JUnit XML (test ids look like test_visible_check[<check>])."""
+    points = {check.name: check.points for check in chapter.contract.checks}
+    outcomes = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        check = case.get("name").split("[", 1)[1].rstrip("]")
+        failure = case.find("failure")
+        text = None if failure is None else failure.get("message").removeprefix("AssertionError: ")
+        outcomes[check] = _verdict(text, points[check])
+    return outcomes
+
+
+@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("name", ["solution", "stub", "mixed"])
+def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, name, subprocess_outcomes):
+    """test_visible.py (pytest, a student's folder) and `python -m grader grade` give the self-check's scores and messages."""
+    path = {"solution": chapter.solution, "stub": chapter.stub, "mixed": _mixed_fixture(chapter)}[name]
+    selfcheck = _scored(grade(chapter, path, hidden=False))
+    graded = _scored(grade(chapter, path))
+    assert subprocess_outcomes[("pytest", chapter.id, name)] == selfcheck
+    assert subprocess_outcomes[("grade", chapter.id, name)] == graded
