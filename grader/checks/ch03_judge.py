@@ -1,0 +1,254 @@
+"""Chapter 03 checks: `clones` and `MultiHeadedAttention`.
+
+Judge side. Each check reads the probe's traces and the references generated from the solution.
+A module's structure is compared with the solution's (`module_judge`); a forward's output with the
+reference's. A failed forward names the most likely bug by running known wrong multi-head
+attentions ("bug models") with the same seeded weights, inputs and RNG seed as the probe, and
+matching the student's numbers or exception.
+"""
+import functools
+import math
+
+import torch
+import torch.nn.functional as F
+
+from . import ch03_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
+from .compare import close, decode
+from .contract import Chapter
+from .framework import Check, Finding, Verdict
+from .module_judge import same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(03)"),
+    "not_module": "MultiHeadedAttention이 nn.Module을 상속하지 않습니다. class MultiHeadedAttention(nn.Module):로 "
+    "정의하고 __init__에서 super().__init__()을 부르세요.",
+    "clones_shared": "clones의 복사본들이 같은 가중치를 함께 씁니다. [module] * N이나 copy.copy(얕은 복사)는 같은 parameter를 "
+    "N번 담습니다. copy.deepcopy(module)로 N개를 따로 만들어 nn.ModuleList로 묶으세요.",
+    "clones_list": "clones가 nn.ModuleList가 아닌 list를 돌려줍니다. 그냥 list에 담긴 층은 모듈에 등록되지 않아 "
+    "parameters()와 state_dict()에 나오지 않고 학습되지 않습니다. nn.ModuleList([...])로 감싸 돌려주세요.",
+    "clones_container": "clones는 nn.ModuleList를 돌려줘야 합니다.",
+    "clones_length": "clones(module, N)은 정확히 N개의 복사본을 돌려줘야 합니다.",
+    "clones_fresh": "복사본의 처음 값이 원본 module과 다릅니다. 새 층을 만들지 말고 넘겨받은 module을 copy.deepcopy로 복사하세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
+    "no_split_transpose": "head를 나눌 때 view(batch, -1, h, d_k) 다음 transpose(1, 2)를 빠뜨렸습니다. 그러면 attention이 "
+    "토큰 축이 아니라 head 축을 따라 섞습니다. (batch, h, 길이, d_k)가 되도록 transpose(1, 2)를 하세요.",
+    "no_merge_transpose": "head를 이어 붙이기 전에 transpose(1, 2)로 (batch, 길이, h, d_k)로 되돌리지 않았습니다. "
+    "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k) 순서로 쓰세요.",
+    "no_contiguous": "transpose한 텐서에 바로 view를 불러 RuntimeError가 났습니다. transpose는 메모리 배치를 바꾸지 않고 "
+    "보는 순서만 바꾸므로 view 전에 .contiguous()로 메모리를 다시 정렬해야 합니다: "
+    "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k).",
+    "no_unsqueeze": "mask에 head 축을 끼우지 않았습니다. (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
+    "그대로 쓰면 batch 축이 head 축에 맞춰져 문장마다의 padding이 엉뚱한 head에 걸립니다(batch ≠ h면 오류). "
+    "forward 맨 앞에서 mask = mask.unsqueeze(1)을 하세요.",
+    "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. return self.linears[-1](x)로 "
+    "출력 투영을 거쳐 돌려주세요.",
+    "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
+    "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "
+    "self.dropout을 attention에 넘기세요.",
+    "attn_not_stored": "forward가 어텐션 가중치를 self.attn에 저장하지 않았습니다. x, self.attn = attention(…)처럼 저장하세요. "
+    "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
+    "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
+    "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
+    "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
+    "확인하세요.",
+}
+
+SHARED_HINT = BUGS["clones_shared"]
+LIST_HINT = BUGS["clones_list"]
+
+# ----------------------------------------------------------------------------- bug models
+
+MODELS_LIST = ("correct", "no_split_transpose", "no_merge_transpose", "no_contiguous", "no_unsqueeze",
+          "no_output_projection", "dk_is_d_model", "dropout_not_passed", "key_as_value")
+
+
+def _attention(query, key, value, mask, dropout):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p_attn = scores.softmax(dim=-1)
+    if dropout is not None:
+        p_attn = dropout(p_attn)
+    return torch.matmul(p_attn, value), p_attn
+
+
+def multi_head(case, inputs, weights, bug="correct"):
+    """Multi-head attention as the solution computes it, or with one known mistake: (output, p_attn)."""
+    query, key, value, mask = inputs
+    h = case.h
+    d_k = case.d_model if bug == "dk_is_d_model" else case.d_model // h
+    n = query.size(0)
+    if mask is not None and bug != "no_unsqueeze":
+        mask = mask[:, None]
+    sources = (query, key, key if bug == "key_as_value" else value)
+    heads = []
+    for index, x in enumerate(sources):
+        y = F.linear(x, weights[f"linears.{index}.weight"], weights[f"linears.{index}.bias"]).view(n, -1, h, d_k)
+        heads.append(y if bug == "no_split_transpose" else y.transpose(1, 2))
+    rate = 0.1 if case.dropout is None else case.dropout
+    dropout = None if bug == "dropout_not_passed" else torch.nn.Dropout(rate).train(case.train)
+    x, p_attn = _attention(*heads, mask, dropout)
+    if bug == "no_merge_transpose":
+        x = x.contiguous().view(n, -1, h * d_k)
+    elif bug == "no_contiguous":
+        x = x.transpose(1, 2).view(n, -1, h * d_k)
+    else:
+        x = x.transpose(1, 2).contiguous().view(n, -1, h * d_k)
+    if bug != "no_output_projection":
+        x = F.linear(x, weights["linears.3.weight"], weights["linears.3.bias"])
+    return x, p_attn
+
+
+@functools.lru_cache(maxsize=64)
+def model_weights(spec):
+    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
+    d = spec.d_model
+    names = [(f"linears.{i}.{kind}", [d, d] if kind == "weight" else [d]) for i in range(4) for kind in ("weight", "bias")]
+    return modules.seeded_weights(names, spec.seed)
+
+
+def _call(bug, case, inputs):
+    """Run one bug model as the probe ran the student's module: same inputs, weights and RNG seed."""
+    spec = probe.CASES[case]
+    return seeded(lambda: multi_head(spec, inputs, model_weights(spec), bug), spec.seed)
+
+
+MODELS = BugModels("ch03", models=lambda case: [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST],
+                   call=_call, same=same_output, bugs=BUGS)
+
+
+def matching_bug(evidence, case, output=None, error=None):
+    """The first bug whose model reproduces the student's output (or exception), else None."""
+    found = MODELS.matching(evidence, case, student=output, error=error)
+    return found[0] if found else None
+
+
+def _visible(case):
+    return probe.CASES[case].visible
+
+
+def _about(case, message):
+    return f"{probe.CASES[case].text}: {message}"
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    if probe.CASES[case].kind == "forward":
+        return explain_error(evidence, case, error, BUGS, rules=RULES, models=MODELS)
+    return explain_error(evidence, case, error, BUGS, rules=RULES)
+
+
+RULES = [("view size is not compatible", "no_contiguous")]
+
+
+def read_output(evidence, case):
+    """The student's forward output on `case`, or raise Finding with a diagnosis."""
+    return module_judge.read_output(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    bug = matching_bug(evidence, case, output=output)
+    if bug:
+        return BUGS[bug]
+    if output.shape != expected.shape:
+        if _visible(case):
+            return f"출력 모양이 {tuple(output.shape)}입니다. 입력 query와 같은 {tuple(expected.shape)}이어야 합니다."
+        return "출력 모양이 입력 query의 모양 (batch, query 길이, d_model)과 다릅니다."
+    return "출력 값이 기준과 다릅니다. 투영 → head 나누기 → attention → head 잇기 → 출력 투영 순서를 확인하세요."
+
+
+# ----------------------------------------------------------------------------- checks
+
+def clones_deep_copies(evidence):
+    """clones(module, N) returns an nn.ModuleList of N deep copies: equal at first, sharing nothing."""
+    case = "clones"
+    trace = evidence.trace(case)
+    if "error" in trace:
+        return Verdict.fail(_about(case, error_diagnosis(evidence, case, trace["error"])))
+    if not trace.get("is_module"):
+        found = trace.get("type", "?")
+        return Verdict.fail(_about(case, BUGS["clones_list"] if found in ("list", "tuple")
+                                   else BUGS["clones_container"] + f" (돌려준 값: {found})"))
+    if trace["length"] != 4:
+        return Verdict.fail(_about(case, BUGS["clones_length"] + f" (N=4인데 {trace['length']}개)"))
+    copies = trace["copies"]
+    if trace["shared_between_copies"] or any(c["is_original"] or c["shares_with_original"] for c in copies):
+        return Verdict.fail(_about(case, BUGS["clones_shared"]))
+    if not all(c["same_values"] for c in copies):
+        return Verdict.fail(_about(case, BUGS["clones_fresh"]))
+    if trace["type"] != "ModuleList":
+        return Verdict(0.5, _about(case, BUGS["clones_container"] + f" (돌려준 값: {trace['type']})"))
+    return Verdict.ok()
+
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    return module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT)
+
+
+def stores_attn(evidence):
+    """After a forward, `self.attn` holds the attention weights (batch, h, query length, key length)."""
+    case = "self_attn"
+    try:
+        read_output(evidence, case)
+    except Finding as finding:
+        return Verdict.fail(_about(case, finding.message))
+    stored = evidence.trace(case)["attributes"]["attn"]
+    expected = evidence.reference(case)["attributes"]["attn"]
+    if stored.get("kind") != "tensor":
+        return Verdict.fail(_about(case, BUGS["attn_not_stored"]))
+    attn = decode(stored)
+    if close(attn, decode(expected)):
+        return Verdict.ok()
+    bug = matching_bug(evidence, case, output=decode(evidence.trace(case)["result"]))
+    if bug:
+        return Verdict.fail(_about(case, BUGS[bug]))
+    if list(attn.shape) != expected["shape"]:
+        return Verdict.fail(_about(case, f"self.attn의 모양이 {tuple(attn.shape)}입니다. (batch, h, query 길이, key 길이) = "
+                                         f"{tuple(expected['shape'])}이어야 합니다."))
+    return Verdict.fail(_about(case, "self.attn의 값이 기준과 다릅니다. attention이 돌려준 가중치를 그대로 저장하세요."))
+
+
+CHECKS = [
+    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=("clones",),
+          judge=clones_deep_copies),
+    Check(name="module_structure", points=10, title="linears.0–3의 이름과 모양, 4(d²+d)개 parameter",
+          cases=("module",),
+          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
+    Check(name="self_attention", points=15, title="self-attention (2, 6, 32) → (2, 6, 32)", cases=("self_attn",),
+          judge=output_check("self_attn")),
+    Check(name="stores_attn", points=5, title="self.attn에 (batch, h, 길이, 길이) 가중치 저장", cases=("self_attn",),
+          judge=stores_attn),
+    Check(name="cross_attention", points=10, title="query 길이 ≠ key 길이, key ≠ value", cases=("cross",),
+          judge=output_check("cross")),
+    Check(name="padding_mask", points=10, title="문장마다 다른 padding mask (head 축에 broadcast)", cases=("padding",),
+          judge=output_check("padding")),
+    Check(name="dropout_train", points=10, title="train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)",
+          cases=("dropout_train",), judge=output_check("dropout_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_causal", points=8, title="다른 크기와 causal mask", cases=("hidden_causal",),
+          judge=output_check("hidden_causal"), visible=False),
+    Check(name="hidden_cross_mask", points=8, title="cross-attention과 padding mask (batch = head 수)",
+          cases=("hidden_cross_mask",), judge=output_check("hidden_cross_mask"), visible=False),
+    Check(name="hidden_dropout", points=7, title="다른 입력의 train 모드 dropout", cases=("hidden_dropout",),
+          judge=output_check("hidden_dropout"), visible=False),
+    Check(name="hidden_gradients", points=7, title="parameter 기울기", cases=("hidden_gradients",),
+          judge=module_judge.gradients_check("hidden_gradients", error_diagnosis, output_problem, BUGS["gradients"],
+                                             SHARED_HINT, LIST_HINT), visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

@@ -1,0 +1,154 @@
+"""Chapter 04 checks: `PositionwiseFeedForward` (w_1 → ReLU → dropout → w_2).
+
+Judge side. The module's structure is compared with the solution's (`module_judge`); a forward's
+output with the reference's. A failed forward names the most likely bug by running feed-forward
+networks with another activation or another place for dropout ("bug models") on the same seeded
+weights, input and RNG seed as the probe, and matching the student's numbers.
+"""
+import functools
+import itertools
+
+import torch
+import torch.nn.functional as F
+
+from . import ch04_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels
+from .calls import explain_error
+from .compare import close, decode
+from .contract import Chapter
+from .framework import Check
+from .module_judge import same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(04)"),
+    "not_module": "PositionwiseFeedForward가 nn.Module을 상속하지 않습니다. class PositionwiseFeedForward(nn.Module):로 "
+    "정의하고 __init__에서 super().__init__()을 부르세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
+    "relu_missing": "활성화 함수(ReLU)가 없습니다. 그러면 w_2(w_1(x))는 선형 변환 하나와 같아집니다. "
+    "w_1 뒤에 .relu()를 넣으세요: w_2(dropout(relu(w_1(x)))).",
+    "relu_after_w2": "ReLU를 w_2 뒤에 적용했습니다. 출력이 음수가 될 수 없게 됩니다. ReLU는 넓힌 값(w_1의 출력)에 "
+    "적용합니다: w_2(dropout(relu(w_1(x)))).",
+    "other_activation": "ReLU가 아닌 활성화 함수를 썼습니다. 원문(Annotated Transformer)의 FFN은 max(0, xW_1 + b_1), "
+    "곧 ReLU입니다.",
+    "dropout_after_w2": "dropout을 w_2 뒤(출력)에 적용했습니다. dropout은 ReLU 뒤, w_2 앞의 넓힌 값에 적용합니다: "
+    "w_2(dropout(relu(w_1(x)))).",
+    "dropout_before_w1": "dropout을 w_1 앞(입력)에 적용했습니다. dropout은 ReLU 뒤, w_2 앞의 넓힌 값에 적용합니다: "
+    "w_2(dropout(relu(w_1(x)))).",
+    "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. self.dropout을 ReLU 뒤, w_2 앞에 적용하세요.",
+    "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
+    "확인하세요.",
+}
+
+# ----------------------------------------------------------------------------- bug models
+
+ACTIVATIONS = {
+    "relu": (None, F.relu),
+    "none": ("relu_missing", lambda t: t),
+    "after_w2": ("relu_after_w2", lambda t: t),
+    "gelu": ("other_activation", F.gelu),
+    "sigmoid": ("other_activation", torch.sigmoid),
+    "tanh": ("other_activation", torch.tanh),
+    "silu": ("other_activation", F.silu),
+    "leaky_relu": ("other_activation", F.leaky_relu),
+}
+DROPOUTS = {"hidden": None, "after_w2": "dropout_after_w2", "before_w1": "dropout_before_w1", "none": "dropout_missing"}
+MODEL_LIST = tuple(itertools.product(ACTIVATIONS, DROPOUTS))
+
+
+def feed_forward(case, x, weights, activation="relu", dropout_place="hidden"):
+    """The feed-forward network with one activation and one place for dropout."""
+    rate = 0.1 if case.dropout is None else case.dropout
+    dropout = torch.nn.Dropout(rate).train(case.train)
+    if dropout_place == "before_w1":
+        x = dropout(x)
+    wide = ACTIVATIONS[activation][1](F.linear(x, weights["w_1.weight"], weights["w_1.bias"]))
+    if dropout_place == "hidden":
+        wide = dropout(wide)
+    out = F.linear(wide, weights["w_2.weight"], weights["w_2.bias"])
+    if activation == "after_w2":
+        out = F.relu(out)
+    return dropout(out) if dropout_place == "after_w2" else out
+
+
+@functools.lru_cache(maxsize=64)
+def model_weights(spec):
+    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
+    d, d_ff = spec.d_model, spec.d_ff
+    names = [("w_1.weight", [d_ff, d]), ("w_1.bias", [d_ff]), ("w_2.weight", [d, d_ff]), ("w_2.bias", [d])]
+    return modules.seeded_weights(names, spec.seed)
+
+
+def _label(activation, place):
+    """The bug keys a model stands for (None: the solution)."""
+    return tuple(bug for bug in (ACTIVATIONS[activation][0], DROPOUTS[place]) if bug) or None
+
+
+def _call(model, case, inputs):
+    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
+    spec = probe.CASES[case]
+    return seeded(lambda: feed_forward(spec, inputs[0], model_weights(spec), *model), spec.seed)
+
+
+MODELS = BugModels("ch04", models=lambda case: [(_label(*model), model) for model in MODEL_LIST],
+                   call=_call, same=same_output, bugs=BUGS)
+
+
+def _visible(case):
+    return probe.CASES[case].visible
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    return explain_error(evidence, case, error, BUGS)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    found = MODELS.matching(evidence, case, student=output)
+    if found:
+        return MODELS.explain(evidence, case, found)
+    if output.shape != expected.shape:
+        if _visible(case):
+            return f"출력 모양이 {tuple(output.shape)}입니다. 입력과 같은 {tuple(expected.shape)}이어야 합니다."
+        return "출력 모양이 입력의 모양과 다릅니다."
+    return "출력 값이 기준과 다릅니다. w_1 → ReLU → dropout → w_2 순서를 확인하세요."
+
+
+# ----------------------------------------------------------------------------- checks
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    return module_judge.output_check(case, error_diagnosis, output_problem)
+
+
+CHECKS = [
+    Check(name="module_structure", points=15, title="w_1, w_2의 이름과 모양, dropout 0.1", cases=("module",),
+          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"])),
+    Check(name="eval_forward", points=25, title="eval 모드 출력 (2, 5, 8) → (2, 5, 8)", cases=("eval",),
+          judge=output_check("eval")),
+    Check(name="no_batch_axis", points=10, title="batch 축이 없는 입력도 위치마다", cases=("no_batch_axis",),
+          judge=output_check("no_batch_axis")),
+    Check(name="dropout_train", points=20, title="train 모드 dropout은 ReLU 뒤, w_2 앞 (시드 고정 시 기준과 같음)",
+          cases=("dropout_train",), judge=output_check("dropout_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_sizes", points=10, title="다른 d_model, d_ff와 축 수", cases=("hidden_sizes",),
+          judge=output_check("hidden_sizes"), visible=False),
+    Check(name="hidden_dropout", points=10, title="다른 입력의 train 모드 dropout", cases=("hidden_dropout",),
+          judge=output_check("hidden_dropout"), visible=False),
+    Check(name="hidden_gradients", points=10, title="parameter 기울기", cases=("hidden_gradients",),
+          judge=module_judge.gradients_check("hidden_gradients", error_diagnosis, output_problem, BUGS["gradients"]),
+          visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="04_feedforward", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)

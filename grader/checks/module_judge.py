@@ -1,0 +1,187 @@
+"""Judge-side support for `nn.Module` chapters: explain a module's structure against the reference's.
+
+Reads the plain data `modules.structure` recorded (for the student's module, and for the solution's
+in the reference) and says in Korean what differs, the way `load_state_dict(strict=True)` would see
+it: names missing, names unexpected, shapes that differ, names that share one tensor, and modules
+kept in a plain list (never registered). Expected names come from the reference, never typed here.
+"""
+import torch
+
+from .compare import close, decode, shape_text
+from .framework import Finding, Verdict
+
+MAX_LISTED = 8
+NAMES_DIFFER = "parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다)."
+
+
+def names_text(names):
+    """`a`, `b`, … (at most MAX_LISTED, then how many more)."""
+    shown = ", ".join(f"`{name}`" for name in names[:MAX_LISTED])
+    more = len(names) - MAX_LISTED
+    return shown + (f" 외 {more}개" if more > 0 else "") if names else "(없음)"
+
+
+def shared_problem(found, hint=""):
+    """Korean: which names alias one tensor (e.g. `[nn.Linear(...)] * 4`), or None."""
+    groups = found.get("shared") or []
+    if not groups:
+        return None
+    listed = "; ".join(" = ".join(f"`{name}`" for name in group[:4]) for group in groups[:3])
+    return f"여러 이름이 같은 가중치 텐서를 함께 씁니다: {listed}. " + (hint or "층마다 따로 복사한 가중치가 있어야 합니다.")
+
+
+def unregistered_problem(found, hint=""):
+    """Korean: modules kept in a plain list/tuple/dict (their parameters are never registered), or None."""
+    kept = found.get("unregistered") or []
+    if not kept:
+        return None
+    first = kept[0]
+    return (f"`self.{first['name']}`이(가) nn.ModuleList가 아닌 {first['container']}입니다. 안에 든 "
+            f"{', '.join(sorted(set(first['modules'])))} 모듈의 parameter가 등록되지 않아 parameters()와 "
+            "state_dict()에 나오지 않습니다(optimizer가 학습하지 못합니다). " + hint).strip()
+
+
+def names_problem(expected, found, visible=True):
+    """Korean: state_dict names missing / unexpected / of another shape, as strict loading reports them, or None."""
+    want = {name: shape for name, shape in expected["state_dict"]}
+    have = {name: shape for name, shape in found["state_dict"]}
+    missing = [name for name in want if name not in have]
+    unexpected = [name for name in have if name not in want]
+    reshaped = [name for name in want if name in have and list(have[name]) != list(want[name])]
+    if not (missing or unexpected or reshaped):
+        return None
+    parts = []
+    if missing or unexpected:
+        parts.append(f"{NAMES_DIFFER} 있어야 하는데 없는 이름: {names_text(missing)}. "
+                     f"기준에 없는 이름: {names_text(unexpected)}.")
+        if visible:
+            parts.append(f"기준의 이름: {names_text(list(want))}. 찾은 이름: {names_text(list(have))}.")
+    for name in reshaped[:3]:
+        detail = f": {shape_text(want[name])}이어야 하는데 {shape_text(have[name])}입니다" if visible else ""
+        parts.append(f"`{name}`의 모양이 다릅니다{detail}.")
+    return " ".join(parts)
+
+
+def structure_problem(expected, found, visible=True, shared_hint="", list_hint=""):
+    """The first structural difference between the student's module and the reference's (Korean), or None."""
+    return (unregistered_problem(found, list_hint) or shared_problem(found, shared_hint)
+            or names_problem(expected, found, visible))
+
+
+def parameter_count_problem(expected, found):
+    """Korean: a different number of trainable numbers, or None."""
+    if found["parameter_count"] == expected["parameter_count"]:
+        return None
+    return f"parameter 수가 {found['parameter_count']:,}개입니다. {expected['parameter_count']:,}개여야 합니다."
+
+
+def load_problem(load):
+    """Korean: loading the seeded weights by the module's own names failed, or None."""
+    if not load or "error" in load:
+        error = (load or {}).get("error", {})
+        return f"state_dict를 불러오지 못했습니다 ({error.get('type', '?')}). load_state_dict를 바꾸지 마세요."
+    if load.get("missing") or load.get("unexpected"):
+        return ("state_dict를 strict하게 불러오지 못했습니다: 없는 이름 " + names_text(load.get("missing", []))
+                + ", 남는 이름 " + names_text(load.get("unexpected", [])) + ".")
+    return None
+
+
+# ----------------------------------------------------------------------------- reading a module case
+
+def read_module(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint=""):
+    """The student's trace of a module case whose structure matches the reference's, or raise Finding.
+
+    `diagnose_error(evidence, case, error)` explains a failed build (a chapter's Korean texts)."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        raise Finding(diagnose_error(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    expected = evidence.reference(case)["structure"]
+    problem = structure_problem(expected, trace["structure"], visible, shared_hint, list_hint)
+    if problem:
+        raise Finding(problem)
+    return trace
+
+
+def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint=""):
+    """The student's forward output on a module case as a float64 tensor, or raise Finding with a diagnosis."""
+    trace = read_module(evidence, case, diagnose_error, visible, shared_hint, list_hint)
+    problem = load_problem(trace.get("load"))
+    if problem:
+        raise Finding(problem)
+    if "error" in trace:
+        raise Finding(diagnose_error(evidence, case, trace["error"]))
+    result = trace["result"]
+    if result["kind"] != "tensor":
+        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
+    return decode(result)
+
+
+# ----------------------------------------------------------------------------- checks
+
+def dropout_problem(expected, found, text):
+    """`text` when the module's dropout rates differ from the reference's, else None."""
+    rates = sorted(p for _, p in found["dropout"])
+    return text if rates != sorted(p for _, p in expected["dropout"]) else None
+
+
+def structure_check(case, triage, dropout_text, shared_hint="", list_hint=""):
+    """A judge: the fresh module on `case` has the reference's names and shapes, parameter count and dropout rates."""
+
+    def judge(evidence):
+        try:
+            trace = read_module(evidence, case, triage, evidence.visible(case), shared_hint, list_hint)
+        except Finding as finding:
+            return Verdict.fail(evidence.about(case, finding.message))
+        expected, found = evidence.reference(case)["structure"], trace["structure"]
+        problem = parameter_count_problem(expected, found) or dropout_problem(expected, found, dropout_text)
+        return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
+
+    return judge
+
+
+def output_check(case, triage, explain, shared_hint="", list_hint=""):
+    """A judge: the forward output on `case` equals the reference's; otherwise `explain(evidence, case, output)`."""
+
+    def judge(evidence):
+        try:
+            output = read_output(evidence, case, triage, evidence.visible(case), shared_hint, list_hint)
+        except Finding as finding:
+            return Verdict.fail(evidence.about(case, finding.message))
+        problem = explain(evidence, case, output)
+        return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
+
+    return judge
+
+
+def gradients_check(case, triage, explain, gradients_text, shared_hint="", list_hint=""):
+    """A judge: the output on `case` is right and every parameter's gradient equals the reference's."""
+    output_judge = output_check(case, triage, explain, shared_hint, list_hint)
+
+    def judge(evidence):
+        verdict = output_judge(evidence)
+        if verdict.fraction < 1:
+            return verdict
+        found = evidence.trace(case).get("gradients", {})
+        for name, grad in evidence.reference(case)["gradients"]["parameters"].items():
+            given = found.get("parameters", {}).get(name, {"kind": "none"})
+            if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):
+                return Verdict.fail(evidence.about(case, gradients_text))
+        return Verdict.ok()
+
+    return judge
+
+
+# ----------------------------------------------------------------------------- bug models
+
+def same_output(student, produced):
+    """Does a bug model's result (a tensor, or a tuple whose first item is the output) reproduce the student's?"""
+    value = produced[0] if isinstance(produced, tuple) else produced
+    value = value.detach().to(torch.float64)
+    return value.shape == student.shape and bool(torch.allclose(student, value, rtol=1e-4, atol=1e-5))
+
+
+def seeded(run, seed):
+    """`run()` with torch's global RNG seeded as the probe seeded it (train-mode dropout), restored afterwards."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return run()

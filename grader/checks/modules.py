@@ -1,0 +1,160 @@
+"""Probe-side support for chapters whose students write `nn.Module` classes.
+
+Sandbox side: builds the student's class under a fixed seed, describes its structure (parameter and
+buffer names, shapes, aliasing, modules hidden in plain containers), loads seeded weights, runs
+eval or seeded train-mode forwards, records attributes and gradients — all as plain data. The
+weights are drawn per state_dict name from a seed (`seeded_weights`), so the solution and a student
+whose names match get the same numbers, and the judge can draw them again; nothing crosses in.
+"""
+import zlib
+
+import torch
+
+from .tensors import describe_exception, encode, portable_randn
+
+MAX_NAMES = 64
+MISSING = {"kind": "missing"}
+
+
+def build(namespace, class_name, args=(), kwargs=None, seed=0):
+    """(module, None) built as `class_name(*args, **kwargs)` after `torch.manual_seed(seed)`, or (None, trace)."""
+    cls = getattr(namespace, class_name, None)
+    if not callable(cls):
+        return None, {"error": {"type": "MissingFunction", "message": class_name}}
+    torch.manual_seed(seed)
+    try:
+        module = cls(*args, **(kwargs or {}))
+    except BaseException as error:
+        return None, {"error": describe_exception(error)}
+    if not isinstance(module, torch.nn.Module):
+        return None, {"error": {"type": "NotAModule", "message": type(module).__name__}}
+    return module, None
+
+
+def structure(module):
+    """Names, shapes and sharing of a module's parameters and buffers, and modules it holds unregistered."""
+    state = module.state_dict(keep_vars=True)
+    return {
+        "type": type(module).__name__,
+        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_NAMES]],
+        "parameters": [[name, [int(n) for n in p.shape], bool(p.requires_grad)]
+                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_NAMES]],
+        "buffers": [[name, [int(n) for n in b.shape]]
+                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_NAMES]],
+        "shared": shared_names(state),
+        "unregistered": unregistered_modules(module),
+        "parameter_count": int(sum(p.numel() for p in module.parameters())),
+        "dropout": [[name, float(sub.p)] for name, sub in module.named_modules()
+                    if isinstance(sub, torch.nn.Dropout)][:MAX_NAMES],
+    }
+
+
+def shared_names(state):
+    """Groups of state_dict names that are the same tensor storage (e.g. `[nn.Linear(...)] * 4`)."""
+    groups = {}
+    for name, value in state.items():
+        if isinstance(value, torch.Tensor) and value.numel():
+            groups.setdefault((value.untyped_storage().data_ptr(), value.storage_offset()), []).append(name)
+    return [names for names in groups.values() if len(names) > 1][:MAX_NAMES]
+
+
+def unregistered_modules(module):
+    """Attributes (of the module or its submodules) that hold modules in a plain list, tuple or dict."""
+    found = []
+    for prefix, sub in module.named_modules():
+        for attribute, value in vars(sub).items():
+            if attribute.startswith("_") or not isinstance(value, (list, tuple, dict)):
+                continue
+            items = value.values() if isinstance(value, dict) else value
+            kinds = [type(item).__name__ for item in items if isinstance(item, torch.nn.Module)]
+            if kinds:
+                name = f"{prefix}.{attribute}" if prefix else attribute
+                found.append({"name": name, "container": type(value).__name__, "modules": kinds[:16]})
+    return found[:MAX_NAMES]
+
+
+def seeded_weights(shapes, seed):
+    """{name: tensor} drawn for each (name, shape), uniform in ±1/√(last dim), from `seed` and the name alone."""
+    weights = {}
+    for name, shape in shapes:
+        generator = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
+        bound = 1.0 / max(1, shape[-1] if shape else 1) ** 0.5
+        uniform = torch.rand(*shape, generator=generator, dtype=torch.float64)  # float64: the same on every CPU
+        weights[name] = ((uniform * 2 - 1) * bound).to(torch.float32)
+    return weights
+
+
+def load_seeded(module, seed):
+    """Load weights drawn by `seeded_weights` for the module's own state_dict names, strictly; plain data."""
+    shapes = [(name, list(value.shape)) for name, value in module.state_dict().items()]
+    try:
+        result = module.load_state_dict(seeded_weights(shapes, seed), strict=True)
+    except BaseException as error:
+        return {"error": describe_exception(error)}
+    return {"missing": list(result.missing_keys), "unexpected": list(result.unexpected_keys)}
+
+
+def forward(module, inputs, train=False, seed=0, kwargs=None):
+    """Call `module(*inputs)` in eval (or seeded train) mode; the result as plain data, or an error."""
+    module.train(train)
+    try:
+        if train:
+            torch.manual_seed(seed)  # right before the call: the student's dropout draws from here
+        return module(*inputs, **(kwargs or {})), None
+    except BaseException as error:
+        return None, {"error": describe_exception(error)}
+
+
+def attributes(module, names):
+    """{name: encoded attribute} for attributes a later chapter reads (e.g. `attn`); missing ones marked."""
+    return {name: encode(getattr(module, name)) if hasattr(module, name) else MISSING for name in names}
+
+
+def gradients(module, output, inputs=(), seed=99):
+    """Backpropagate a fixed random weighting of `output`; each parameter's gradient by name, and the inputs'."""
+    try:
+        weighting = portable_randn(output.shape, torch.Generator().manual_seed(seed))
+        (output * weighting).sum().backward()
+    except BaseException as error:
+        return {"error": describe_exception(error)}
+    return {
+        "parameters": {name: encode(p.grad) for name, p in list(module.named_parameters())[:MAX_NAMES]},
+        "inputs": [encode(t.grad) for t in inputs],
+    }
+
+
+def fresh_values(module, names):
+    """{name: encoded value} of state_dict entries of a freshly built module (buffers such as a positional
+    table, or initial values such as a LayerNorm's ones and zeros), before loading overwrites them."""
+    state = module.state_dict()
+    return {name: encode(state[name]) if name in state else MISSING for name in names}
+
+
+def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=False, call_kwargs=None,
+           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None):
+    """One module case as plain data: the fresh module's structure (and the values of `fresh_names`, and its
+    output on `fresh_inputs` in eval mode, before any loading); with `inputs`, also the seeded weights'
+    loading, the forward's result, the attributes after it and, if asked, the gradients."""
+    module, failed = build(namespace, class_name, args, kwargs, seed)
+    if failed:
+        return failed
+    trace = {"structure": structure(module)}
+    if fresh_names:
+        trace["fresh"] = fresh_values(module, fresh_names)
+    if fresh_inputs is not None:
+        output, failed = forward(module, fresh_inputs, False, seed, call_kwargs)
+        trace["fresh_result"] = failed["error"] if failed else encode(output)
+    if inputs is None:
+        trace["attributes"] = attributes(module, attribute_names)
+        return trace
+    trace["load"] = load_seeded(module, seed)
+    if with_gradients:
+        inputs = tuple(t.clone().requires_grad_(True) for t in inputs)
+    output, failed = forward(module, inputs, train, seed, call_kwargs)
+    if failed:
+        return {**trace, **failed}
+    trace["result"] = encode(output)
+    trace["attributes"] = attributes(module, attribute_names)
+    if with_gradients and isinstance(output, torch.Tensor):
+        trace["gradients"] = gradients(module, output, inputs)
+    return trace

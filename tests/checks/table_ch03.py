@@ -1,0 +1,32 @@
+"""Chapter 03's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch03_judge.BUGS`), never retyped.
+"""
+from grader.checks import ch03_judge
+
+from .chapters import fails
+
+ALL = frozenset(check.name for check in ch03_judge.CHECKS)
+FORWARD = frozenset({"self_attention", "stores_attn", "cross_attention", "padding_mask", "dropout_train",
+                     "hidden_causal", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"})
+OUTPUTS = FORWARD - {"stores_attn"}  # the output is wrong, self.attn is right
+KEY_NOT_VALUE = frozenset({"cross_attention", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"})
+PER_EXAMPLE_PADDING = frozenset({"padding_mask", "hidden_cross_mask", "hidden_dropout"})
+TRAIN = frozenset({"dropout_train", "hidden_dropout"})
+
+EXPECTED = {
+    "no_split_transpose": fails(20, FORWARD, "no_split_transpose"),  # view(…, h, d_k) without transpose(1, 2)
+    "no_merge_transpose": fails(25, OUTPUTS, "no_merge_transpose"),  # x.contiguous().view(…) before the output
+    "no_contiguous": fails(20, FORWARD, "no_contiguous"),  # transpose(1, 2).view(…): RuntimeError
+    "no_unsqueeze": fails(75, PER_EXAMPLE_PADDING, "no_unsqueeze"),  # mask kept as (batch, 1, key length)
+    "shared_clones": fails(0, ALL, "clones_shared"),  # nn.ModuleList([module] * N)
+    "shallow_copy": fails(0, ALL, "clones_shared"),  # copy.copy(module)
+    "plain_list": fails(0, ALL, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
+    "no_output_projection": fails(25, OUTPUTS, "no_output_projection"),  # return x
+    "dk_is_d_model": fails(20, FORWARD, "dk_is_d_model"),  # self.d_k = d_model
+    "dropout_not_passed": fails(83, TRAIN, "dropout_not_passed"),  # attention(…, mask=mask)
+    "attn_not_stored": fails(95, {"stores_attn"}, "attn_not_stored"),  # x, attn = attention(…)
+    "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
+    # self.layers instead of self.linears: the names differ (clones itself is right)
+    "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
+}

@@ -1,0 +1,21 @@
+"""Chapter 04's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch04_judge.BUGS`), never retyped.
+"""
+from grader.checks import ch04_judge
+
+from .chapters import fails
+
+ALL = frozenset(check.name for check in ch04_judge.CHECKS)
+FORWARD = ALL - {"module_structure"}
+TRAIN = frozenset({"dropout_train", "hidden_dropout"})
+
+EXPECTED = {
+    "relu_missing": fails(15, FORWARD, "relu_missing"),  # w_2(dropout(w_1(x)))
+    "relu_after_w2": fails(15, FORWARD, "relu_after_w2"),  # w_2(dropout(w_1(x))).relu()
+    "gelu": fails(15, FORWARD, "other_activation"),  # F.gelu instead of ReLU
+    "dropout_after_w2": fails(70, TRAIN, "dropout_after_w2"),  # dropout(w_2(…))
+    "dropout_before_w1": fails(70, TRAIN, "dropout_before_w1"),  # w_1(dropout(x))
+    "dropout_missing": fails(70, TRAIN, "dropout_missing"),  # no dropout at all
+    "renamed_layers": fails(0, ALL, "names"),  # self.linear1 / self.linear2: the names differ
+}

@@ -1,0 +1,70 @@
+"""Diagnoses of the module chapters (03, 04) beyond their expectations tables: when a mistake shows, what the
+messages name, and that the bug models draw the probe's weights again."""
+import pytest
+
+from tests.conftest import ROOT
+
+from .chapters import CHAPTERS, grade
+
+pytestmark = [pytest.mark.checks, pytest.mark.ch03]
+
+CH03 = next(chapter for chapter in CHAPTERS if chapter.id == "03_multihead")
+
+
+def _results(name):
+    return {r.name: r for r in grade(CH03, CH03.fixture(name))}
+
+
+def test_mask_without_head_axis_is_only_wrong_with_per_example_padding():
+    """Without mask.unsqueeze(1) a (1, seq, seq) causal mask still broadcasts right; per-example padding does not."""
+    results = _results("no_unsqueeze")
+    assert results["hidden_causal"].passed
+    assert not results["padding_mask"].passed and not results["hidden_cross_mask"].passed
+
+
+def test_key_as_value_is_only_wrong_when_key_differs_from_value():
+    """Projecting the key as the value only shows on cross-attention cases with value ≠ key."""
+    results = _results("key_as_value")
+    assert results["self_attention"].passed and results["padding_mask"].passed
+    assert not results["cross_attention"].passed
+
+
+def test_shared_weights_name_the_aliased_parameters():
+    """`[nn.Linear(...)] * 4`: the structure check names the parameters that are one tensor."""
+    assert "`linears.0.weight` = `linears.1.weight`" in _results("shared_clones")["module_structure"].message
+
+
+@pytest.mark.parametrize("chapter_id, fixture, expected, found", [
+    ("03_multihead", "renamed_linears", "linears.0.weight", "layers.0.weight"),
+    pytest.param("04_feedforward", "renamed_layers", "w_1.weight", "linear1.weight", marks=pytest.mark.ch04),
+])
+def test_other_names_show_expected_and_found_names(chapter_id, fixture, expected, found):
+    """Attributes named otherwise than the contract: the visible structure check lists both sets of names."""
+    chapter = next(c for c in CHAPTERS if c.id == chapter_id)
+    message = {r.name: r for r in grade(chapter, chapter.fixture(fixture))}["module_structure"].message
+    assert f"`{expected}`" in message and f"`{found}`" in message
+    assert "기준의 이름" in message and "찾은 이름" in message
+
+
+@pytest.mark.parametrize("chapter_id", ["03_multihead", pytest.param("04_feedforward", marks=pytest.mark.ch04)])
+def test_the_correct_bug_model_reproduces_the_reference(chapter_id):
+    """A judge's bug models draw the probe's seeded weights again by name: its correct model gives the reference
+    output on every forward case (so a matched model is evidence, not chance)."""
+    import json
+
+    import torch
+
+    from grader.checks import chapter as load_chapter
+    from grader.checks.compare import close, decode
+
+    contract = load_chapter(chapter_id)
+    judge = __import__(f"grader.checks.ch{chapter_id[:2]}_judge", fromlist=["MODELS"])
+    reference = json.loads((ROOT / "grader" / "reference" / f"{chapter_id}.json").read_text(encoding="utf-8"))
+    forward = [name for name, case in contract.probe.CASES.items() if case.kind == "forward"]
+    assert forward
+    for case in forward:
+        correct = [model for label, model in judge.MODELS.models(case) if label is None]
+        assert len(correct) == 1
+        produced = judge.MODELS.call(correct[0], case, contract.probe.make_inputs(case))
+        output = produced[0] if isinstance(produced, tuple) else produced
+        assert close(output.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case
