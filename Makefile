@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test test-fast lint build check setup clean
+.PHONY: demo test test-fast lint build check pictures setup clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,10 @@ build: $(STAMP)
 
 check: $(STAMP)
 	$(PY) -m grader build --check
+
+# README pictures: headless-Chromium screenshots (apt-get install -y chromium fonts-nanum)
+pictures: $(STAMP)
+	$(PY) docs/make_pictures.py
 
 clean:
 	rm -rf $(VENV) graded demo-out gradebook.db

@@ -42,3 +42,7 @@ c.IgnorePattern.pattern = r"(?m)^\S.*:\d+: \w*Warning: "
 # `…_<student>_attempt_<timestamp>_<file>` naming. The grader reads these two settings from here too.
 c.FileNameCollectorPlugin.named_regexp = NAMED_REGEXP
 c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py"]
+
+# `python -m grader grade` writes scores into a gradebook only when asked: `--gradebook PATH`, or this
+# setting (a path relative to the course root). Uncomment it in a course that always grades into its gradebook.
+# c.GraderGrade.gradebook = "gradebook.db"

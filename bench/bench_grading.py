@@ -1,7 +1,10 @@
 """Grade the same N filled-in notebooks with `nbgrader autograde` and with `python -m grader grade --jobs 2`.
 
-    .venv/bin/python bench/bench_grading.py              # N=20, both, prints wall times and the ratio
-    .venv/bin/python bench/bench_grading.py --n 1000 --ours-only   # memory: the grader's peak RSS stays flat
+    .venv/bin/python bench/bench_grading.py              # N=20, both, prints wall times and both ratios
+    .venv/bin/python bench/bench_grading.py --n 1000 --ours-only   # memory stays flat; page cost per student
+
+Ours runs twice: grading only (`--no-feedback`) and the default run, which also writes every student's feedback
+page and the class report (the per-student page cost is read from the run's own stderr line).
 
 Builds a throw-away nbgrader course (this repo's nbgrader_config.py and grader package), runs
 `nbgrader generate_assignment`, writes N notebooks into submitted/<id>/01_attention/ (a mix of right
@@ -119,6 +122,19 @@ def timed(command, cwd):
     return seconds, watch.cpu_seconds, stderr, watch.peak_kib / 1024
 
 
+def ours(folder, args, extra):
+    """Time `python -m grader grade` on the course's submitted/ folder; print and return its numbers."""
+    wall, cpu, stderr, peak = timed([sys.executable, "-m", "grader", "grade", "01", "submitted", "--jobs",
+                                     str(args.jobs), "--out", "graded", *extra], folder)
+    loop = re.search(r"채점 \d+건, ([\d.]+)초", stderr)
+    loop_seconds = float(loop.group(1)) if loop else float("nan")
+    label = f"ours, {'grading only' if extra else 'default run'} (grade --jobs {args.jobs}{' ' + ' '.join(extra) if extra else ''}):"
+    print(f"{label:46}{wall:7.1f} s wall (fixed: start-up, pages, gradebook, exit {wall - loop_seconds:.1f} s; "
+          f"grading loop {loop_seconds:.1f} s = {loop_seconds / args.n * 1000:.0f} ms per notebook), {cpu:.1f} s CPU; "
+          f"grader peak RSS {peak:.0f} MiB")
+    return {"wall": wall, "cpu": cpu, "stderr": stderr, "loop": loop_seconds}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=20, help="number of notebooks (default 20)")
@@ -132,22 +148,24 @@ def main():
         print(f"building a course with {args.n} notebooks …", file=sys.stderr)
         make_course(folder, args.n)
         print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores; keep it low)", file=sys.stderr)
-        ours, ours_cpu, stderr, peak = timed([sys.executable, "-m", "grader", "grade", "01", "submitted", "--jobs",
-                                    str(args.jobs), "--out", "graded", "--no-feedback"], folder)
-        loop = re.search(r"채점 \d+건, ([\d.]+)초", stderr)
-        loop_seconds = float(loop.group(1)) if loop else float("nan")
-        print(f"ours   (python -m grader grade --jobs {args.jobs}): {ours:7.1f} s wall "
-              f"(fixed: start-up, gradebook, exit {ours - loop_seconds:.1f} s; grading loop {loop_seconds:.1f} s = "
-              f"{loop_seconds / args.n * 1000:.0f} ms per notebook), {ours_cpu:.1f} s CPU; "
-              f"grader peak RSS {peak:.0f} MiB")
+        runs = {}
+        for name, extra in (("grading only", ["--no-feedback"]), ("default run", [])):
+            runs[name] = ours(folder, args, extra)
+        pages = re.search(r"페이지 ([\d.]+)초, 학생당 ([\d.]+) ms", runs["default run"]["stderr"])
+        print(f"feedback pages + class report (default run): {float(pages.group(1)):.2f} s for {args.n} students = "
+              f"{float(pages.group(2)):.1f} ms per student (written by the grading process after grading)"
+              if pages else "feedback timing not found in the default run's output")
         if not args.ours_only:
             theirs, theirs_cpu, _, _ = timed([str(Path(sys.executable).with_name("nbgrader")), "autograde", CHAPTER,
                                               "--force", "--log-level=ERROR"], folder)
-            print(f"nbgrader autograde:                      {theirs:7.1f} s wall "
+            print(f"nbgrader autograde:{'':28}{theirs:7.1f} s wall "
                   f"({theirs / args.n:.1f} s per notebook), {theirs_cpu:.1f} s CPU")
-            print(f"ratio: {theirs / ours:.1f}× faster (wall, whole run), {theirs_cpu / ours_cpu:.1f}× less CPU; "
-                  f"per notebook once started: {theirs / args.n:.2f} s vs {loop_seconds / args.n:.3f} s "
-                  f"({theirs / loop_seconds:.0f}×); load average after: {os.getloadavg()[0]:.2f}")
+            for name, run in runs.items():
+                print(f"ratio, {name:12}: {theirs / run['wall']:.1f}× faster than nbgrader autograde (wall, whole run), "
+                      f"{theirs_cpu / run['cpu']:.1f}× less CPU")
+            loop = runs["grading only"]["loop"]
+            print(f"per notebook once started: {theirs / args.n:.2f} s vs {loop / args.n:.3f} s "
+                  f"({theirs / loop:.0f}×); load average after: {os.getloadavg()[0]:.2f}")
     finally:
         if args.keep:
             print(f"course kept in {folder}", file=sys.stderr)

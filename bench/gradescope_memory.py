@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.gradescope.private_root import PrivateRoot  # noqa: E402
+from tests.gradescope.private_root import PrivateRoot
 
 SOLUTION = {"01": "01_attention", "02": "02_masking"}
 

@@ -137,7 +137,7 @@ def _run(out):
     print(render(load(graded), chapter.id))
     print(f"""
 class report     {graded / 'report.html'}  (and report.md)
-feedback         {graded / 'feedback'}/<student>/feedback.html  (and .md, attention.png)
+feedback         {graded / 'feedback'}/<student>/feedback.html  (and .md; heatmap drawn in the page)
 nbgrader         {course / 'feedback'}/<student>/{assignment}/{assignment}.html  (release_feedback layout)
 results          {graded / 'results'}/<submission>.json  (Gradescope), {graded / 'grades.csv'}
 gradebook        {course / 'gradebook.db'}  → nbgrader export → {export}

@@ -45,6 +45,12 @@ def copy_repo(target):
     return target
 
 
+def expected_sandbox():
+    """The sandbox grading must report here: "bubblewrap" wherever bwrap is installed (and always under CI, whose
+    .ci/run installs it), so a silent fall-back fails the test; "subprocess" only where bwrap is missing."""
+    return "bubblewrap" if shutil.which("bwrap") or os.environ.get("CI") else "subprocess"
+
+
 def committed_copy(target):
     """`copy_repo` as a fresh git repository with one commit, so `git status --porcelain` shows any change."""
     repo = copy_repo(target)

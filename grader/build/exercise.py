@@ -46,8 +46,10 @@ def readme(chapter):
         "solution": "## 작성할 코드\n\n`transformer.py`를 열고 `TODO` 표시가 있는 함수의 본문을 채운다. "
         "함수 이름, 인자, docstring은 그대로 둔다.\n",
         "demo": "```bash\npython demo.py\n```\n",
-        "checks": "```bash\npython -m selfcheck                  # 공개 검사 표와 진단\npython -m selfcheck --json           # Gradescope results.json 형식\n"
-        "python -m pytest test_visible.py    # 같은 검사를 pytest로\n```\n",
+        "checks": "```bash\npython -m selfcheck                  # 공개 검사 표와 진단 (원인마다 한 번, 오류가 난 줄까지)\n"
+        "python -m selfcheck --json           # Gradescope results.json 형식\n"
+        "python -m pytest test_visible.py    # 같은 검사를 pytest로\n```\n\n"
+        "끝나지 않는 코드(무한 루프 등)는 `python -m selfcheck`가 2분 뒤 멈추고 알려 준다 (`--timeout 초`).\n",
     }
     body = "\n".join(text if kind == "markdown" else slots[text] for kind, text in chaptertext.parts(chapter))
     return headers.markdown(f"solutions/{chapter.id}/chapter.md") + body

@@ -5,6 +5,15 @@ import json
 from . import chaptertext, codechange, headers
 from .regions import BEGIN_HIDDEN, END_HIDDEN
 
+ANSWER_NOTE = (
+    "## 작성할 코드\n\n아래 답안 셀에서 `TODO` 표시가 있는 함수의 본문을 채운다. 함수 이름, 인자, docstring은 그대로 둔다. "
+    "도우미 함수는 답안 셀이나 새로 추가한 코드 셀에 써도 된다: 채점은 노트북을 위에서부터 실행한 그대로, "
+    "직접 쓰거나 추가한 코드 셀을 모두 포함한다 (데모 셀과 검사 셀은 제외). `%`·`!` 명령은 채점할 때 건너뛴다.\n"
+)
+CHECKS_NOTE = (
+    "## 스스로 점검\n\n아래 검사 셀을 실행하면 공개 검사마다 통과 여부와 한국어 진단이 나온다. 검사 표를 한 번에 보려면 "
+    "노트북 폴더의 터미널에서 `python -m selfcheck {notebook}`을 실행한다. 숨겨진 검사는 채점할 때만 실행된다.\n"
+)
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -52,11 +61,13 @@ def cells(chapter):
         elif value == "diff":
             out.append(_markdown("code-change", codechange.markdown(chapter)))
         elif value == "solution":
+            out.append(_markdown("answer-note", ANSWER_NOTE))
             source = chapter.module.read_text(encoding="utf-8").rstrip("\n")
             out.append(_code("answer", source, _nbgrader("answer", solution=True)))
         elif value == "demo":
             out.append(_code("demo", chaptertext.demo_for_notebook(chapter).rstrip("\n"), _nbgrader("demo", locked=True)))
         elif value == "checks":
+            out.append(_markdown("checks-note", CHECKS_NOTE.format(notebook=f"{chapter.id}.ipynb")))
             out.extend(check_cell(chapter, check) for check in chapter.checks.checks)
     return out
 

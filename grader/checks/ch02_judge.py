@@ -1,9 +1,7 @@
 """Chapter 02 checks: masking and dropout in `attention`, and `subsequent_mask`. Content only.
 
-A failed check names the most likely bug by running known wrong implementations ("bug models": a
-way to mask × a place for dropout) on the case's inputs, with the global RNG seeded as the probe
-seeded it, and matching the student's numbers; for `subsequent_mask` the triangle's diagonal offset
-is read off the returned values.
+A failed check names the most likely bug by running bug models (a way to mask × a place for dropout, with the
+global RNG seeded as the probe seeded it); for `subsequent_mask` the triangle's diagonal offset is read off the values.
 """
 import math
 
@@ -131,8 +129,7 @@ def _model(mask_way, dropout_way):
             scores = _apply(dropout, scores)
         if mask is not None or mask_way[0] == "no_if":
             if dropout_way == "scores_after_mask":
-                scores = scores.masked_fill(mask == 0, -1e9)
-                p_attn = _apply(dropout, scores).softmax(-1)
+                p_attn = _apply(dropout, scores.masked_fill(mask == 0, -1e9)).softmax(-1)
             else:
                 p_attn = masked_softmax(scores, mask)
         else:
@@ -432,19 +429,22 @@ def subsequent_all_aspects(evidence):
     return Verdict(1 - len(found) / 3, "\n".join(evidence.about(case, p) for p in found))
 
 
+# An error that a visible case of the same function raised too may be quoted in full (errortext.runtime_error).
+ATTENTION = ("nomask", "causal", "padding", "fully_masked", "dropout_eval", "dropout_train")
+
 CHECKS += [
     Check(name="cross_lengths", points=6, title="query 길이 ≠ key 길이에 padding mask", cases=("cross_lengths",),
-          judge=same_as_reference, visible=False),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
     Check(name="batched_4d", points=5, title="4차원 (batch, heads, seq, d_k) 입력과 mask", cases=("batched_4d",),
-          judge=same_as_reference, visible=False),
-    Check(name="int_mask", points=3, title="0/1 정수 mask도 같은 결과", cases=("int_mask",), judge=same_as_reference,
-          visible=False),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
+    Check(name="int_mask", points=3, title="0/1 정수 mask도 같은 결과", cases=("int_mask",),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
     Check(name="empty_sentence", points=3, title="padding뿐인 문장도 NaN 없이", cases=("empty_sentence",),
-          judge=same_as_reference, visible=False),
+          reads=ATTENTION, judge=same_as_reference, visible=False),
     Check(name="dropout_hidden", points=5, title="다른 입력의 train 모드 dropout", cases=("dropout_hidden",),
-          judge=_dropout_train(), visible=False),
+          reads=ATTENTION, judge=_dropout_train(), visible=False),
     Check(name="subsequent_mask_hidden", points=3, title="다른 크기의 subsequent_mask", cases=("subsequent_9",),
-          judge=subsequent_all_aspects, visible=False),
+          reads=SUBSEQUENT, judge=subsequent_all_aspects, visible=False),
 ]
 ### END HIDDEN TESTS
 

@@ -48,13 +48,14 @@ def bubblewrap_choices():
 
 def run_sandboxed(submission, judge, settings, limits, use_bwrap):
     """(submission, verdicts, run) of one sandboxed run; every process of the student's account is killed after it."""
+    from grader.checks import probe_module_name
     from grader.grading.pipeline import grade as grade_all
     from grader.sandbox import SandboxPool
     from grader.sandbox.processes import kill_uid
 
     uid = student_uid(settings)
     try:
-        with SandboxPool(f"grader.checks.ch{settings.number}_probe", jobs=1, limits=limits, use_bwrap=use_bwrap,
+        with SandboxPool(probe_module_name(settings.number), jobs=1, limits=limits, use_bwrap=use_bwrap,
                          run_as=uid) as pool:
             for graded in grade_all([submission], pool, judge):
                 return graded
@@ -66,7 +67,7 @@ def run_sandboxed(submission, judge, settings, limits, use_bwrap):
 
 def grade(settings):
     """Grade the submission; return the grading document `python -m grader grade` writes for it."""
-    from grader.checks import judge_module
+    from grader.checks import chapter
     from grader.grading.judging import Judge
     from grader.grading.report import document
     from grader.sandbox import Limits, SandboxError
@@ -74,8 +75,8 @@ def grade(settings):
     from .submission import find
 
     limits = Limits(wall_seconds=settings.wall_seconds, cpu_seconds=max(1, int(settings.wall_seconds)))
-    module = judge_module(settings.number)
-    submission, problem = find(SUBMISSION, module.CHAPTER_ID)
+    module = chapter(settings.number)
+    submission, problem = find(SUBMISSION, module.id)
     judge = Judge(module, limits)
     if problem:  # nothing to run: no sandbox needed
         return document(submission, judge.judge_unreadable(problem))
@@ -106,7 +107,7 @@ def main():
         settings = Settings.load(SOURCE / "config.json")
         lock_down()
         data = results_json(grade(settings), settings.hidden_visibility, time.monotonic() - started)
-    except BaseException:  # noqa: BLE001 - the student must still get a result
+    except BaseException:  # the student must still get a result
         traceback.print_exc()
         data = failure_json(GRADER_ERROR, time.monotonic() - started)
     write_results(data)

@@ -4,6 +4,7 @@ import zipfile
 from pathlib import Path
 
 from grader import chapters, paths
+from grader.checks import judge_module_name, probe_module_name
 from grader.sandbox.staging import ALWAYS, REPO_ROOT, closure, module_path, sandbox_modules
 
 from .settings import Settings
@@ -16,7 +17,7 @@ SCRIPT_MODE = 0o755
 
 def modules(number):
     """Every `grader` module grading chapter `number` imports (package __init__ files followed too)."""
-    roots = [ENTRY, f"grader.checks.ch{number}_judge", f"grader.checks.ch{number}_probe", *ALWAYS, *sandbox_modules()]
+    roots = [ENTRY, judge_module_name(number), probe_module_name(number), *ALWAYS, *sandbox_modules()]
     return closure(roots, follow_packages=True)
 
 

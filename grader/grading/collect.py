@@ -46,6 +46,11 @@ class Submission:
     _problem: str | None = None
     _workdir: Path | None = field(default=None, repr=False)
 
+    @property
+    def file_name(self):
+        """The submitted file's name (`….ipynb` or `….py`), or "" when there is none."""
+        return self._candidate.file_name if self._candidate else ""
+
     def read(self):
         """The submission's Python source; raise SubmissionError (Korean) when it cannot be read."""
         if self._problem:

@@ -24,22 +24,23 @@ def run(args):
 
     from grader.sandbox import Limits, SandboxError, SandboxPool
 
+    from .course import Course
     from .gradebook_process import GradebookProcess
 
     limits = Limits() if args.timeout is None else Limits(wall_seconds=args.timeout, cpu_seconds=max(1, int(args.timeout)))
-    gradebook_path = _gradebook_path(args.gradebook)
     # The warm workers start first and import torch while this process loads the judge and collects the
     # inputs; the gradebook helper imports nbgrader meanwhile.
     pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
+    course = Course()
+    gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
     with pool, helper:
         from grader.checks import chapter
 
         from .collect import Inputs
-        from .course import Course
 
         module = chapter(number)
-        with Inputs(args.paths, module.id, Course()) as inputs:
+        with Inputs(args.paths, module.id, course) as inputs:
             for problem in inputs.problems:
                 print(f"오류: {problem}", file=sys.stderr)
             if not inputs.submissions:
@@ -53,7 +54,7 @@ def run(args):
         csv_path = report.write_csv()
         status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
         if gradebook_path is not None:
-            status = max(status, _write_gradebook(helper, gradebook_path, module, report))
+            status = max(status, _write_gradebook(helper, gradebook_path, asked_by, module, report))
     if not args.no_feedback:
         _write_feedback(args.out, module.id, time.monotonic() - started)
     if args.json:
@@ -69,7 +70,9 @@ def _write_feedback(out, chapter_id, wall_seconds):
 
     course_root = Path.cwd() if (Path.cwd() / "submitted").is_dir() else None
     written = write_all(out, chapter_id, course_root=course_root, wall_seconds=wall_seconds)
-    print(f"피드백: {out}/feedback/<학생>/feedback.html ({len(written['feedback'])}명), 학급 보고서: {out}/report.html",
+    pages = len(written["feedback"])
+    print(f"피드백: {out}/feedback/<학생>/feedback.html ({pages}명), 학급 보고서: {out}/report.html "
+          f"(페이지 {written['seconds']:.2f}초, 학생당 {1000 * written['seconds'] / max(pages, 1):.1f} ms)",
           file=sys.stderr)
 
 
@@ -88,15 +91,18 @@ def _grade(submissions, pool, module, limits, out):
     return report
 
 
-def _gradebook_path(option):
-    """--gradebook PATH, else the course root's gradebook.db when it already exists, else None."""
+def _gradebook_path(option, course):
+    """(the gradebook to write, who asked for it): --gradebook PATH, else the course's
+    `c.GraderGrade.gradebook` setting in nbgrader_config.py, else (None, None): nothing is written."""
     if option:
-        return Path(option)
-    default = Path.cwd() / "gradebook.db"
-    return default if default.exists() else None
+        return Path(option), "--gradebook"
+    setting = course.gradebook_setting()
+    if setting:
+        return course.root / setting, f"{course.root / 'nbgrader_config.py'}의 c.GraderGrade.gradebook"
+    return None, None
 
 
-def _write_gradebook(writer, path, module, report):
+def _write_gradebook(writer, path, asked_by, module, report):
     from .gradebook import GradebookError
 
     points = {check.name: check.points for check in module.checks}
@@ -105,7 +111,7 @@ def _write_gradebook(writer, path, module, report):
     except GradebookError as error:
         print(f"gradebook에 기록하지 못했습니다: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
-    print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다.", file=sys.stderr)
+    print(f"gradebook: {path}에 학생 {count}명의 점수를 기록했습니다 ({asked_by}).", file=sys.stderr)
     return EXIT_OK
 
 

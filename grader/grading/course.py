@@ -43,6 +43,10 @@ class Course:
         settings = self.config.FileNameCollectorPlugin
         return settings.get("named_regexp") or DEFAULT_NAMED_REGEXP, tuple(settings.get("valid_ext") or DEFAULT_VALID_EXT)
 
+    def gradebook_setting(self):
+        """`c.GraderGrade.gradebook` from nbgrader_config.py (a path relative to the course root), or None."""
+        return self.config.GraderGrade.get("gradebook") or None
+
 
 def load_config(root):
     """The course's `nbgrader_config.py` (or, outside a course, the repository's) as a traitlets Config."""

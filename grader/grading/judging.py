@@ -7,6 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from grader.checks import framework, references
+from grader.report.picture import declared
 from grader.sandbox import status as sandbox_status
 
 UNREADABLE = "unreadable"
@@ -30,6 +31,7 @@ class Verdicts:
     status: str
     picture: dict
     failure: str | None = None  # the Korean reason the whole submission scored 0, if so
+    notes: tuple = ()  # IPython commands the sandbox skipped (Korean, for the student)
 
 
 class Judge:
@@ -45,9 +47,7 @@ class Judge:
         self.limits = limits
         self.references = references.load(self.chapter.id)
         self._cache = OrderedDict()
-        picture = self.chapter.picture
-        self.picture_case, self.picture_item, self.picture_label = (
-            (picture.case, picture.item, picture.label) if picture else (None, None, None))
+        self.declaration = declared(self.chapter.id)
 
     @property
     def cases(self):
@@ -67,7 +67,8 @@ class Judge:
     def judge_run(self, run):
         """Verdicts for a sandbox RunResult."""
         outcome = self.outcome(run)
-        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome))
+        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome),
+                        tuple(outcome.get("notes") or ()))
 
     def judge_unreadable(self, message):
         """Verdicts for a submission that could not be read (0 points, the Korean reason on every check)."""
@@ -105,29 +106,35 @@ class Judge:
         return results
 
     def picture(self, outcome):
-        """{"case", "label", "student"}: the student's tensor for the feedback heatmap (first batch element) or None."""
-        return {"case": self.picture_case, "label": self.picture_label, "student": self._student_picture(outcome)}
+        """{"case", "label", "student"}: the student's declared tensor for the feedback page, or None."""
+        return picture_data(outcome, self.declaration)
 
-    def _student_picture(self, outcome):
-        if self.picture_case is None:
+
+def picture_data(outcome, declaration):
+    """{"case", "label", "student"} for results.json: the declared item of the declared case (picture.declared)."""
+    return {"case": declaration.case, "label": declaration.label,
+            "student": student_picture(outcome, declaration.case, declaration.item)}
+
+
+def student_picture(outcome, case, item):
+    """Item `item` of the student's result on `case` as nested lists (first batch element), or None."""
+    try:
+        trace = outcome["traces"][case]
+        description = trace["result"]["items"][item]
+        if description.get("kind") != "tensor" or description.get("data") is None:
             return None
-        try:
-            trace = outcome["traces"][self.picture_case]
-            description = trace["result"]["items"][self.picture_item]
-            if description.get("kind") != "tensor" or description.get("data") is None:
-                return None
-            shape = [int(n) for n in description["shape"]]
-            values = [float(x) for x in description["data"]]
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-            return None
-        if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
-            return None
-        while len(shape) > 2:  # first batch (and head) element
-            values = values[: math.prod(shape[1:])]
-            shape = shape[1:]
-        if len(values) > MAX_PICTURE_CELLS:
-            return None
-        if len(shape) == 1:
-            return values
-        rows, columns = shape
-        return [values[r * columns:(r + 1) * columns] for r in range(rows)]
+        shape = [int(n) for n in description["shape"]]
+        values = [float(x) for x in description["data"]]
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+    if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
+        return None
+    while len(shape) > 2:  # first batch (and head) element
+        values = values[: math.prod(shape[1:])]
+        shape = shape[1:]
+    if len(values) > MAX_PICTURE_CELLS:
+        return None
+    if len(shape) == 1:
+        return values
+    rows, columns = shape
+    return [values[r * columns:(r + 1) * columns] for r in range(rows)]

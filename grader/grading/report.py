@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.checks import results as gradescope_results
+from grader.checks import tracks
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,15 @@ def document(submission, verdicts, run=None):
         "seconds": round(run.seconds, 3) if run else 0.0,
         "picture": verdicts.picture,
     }
-    if verdicts.failure:
-        extra["output"] = verdicts.failure
-    return gradescope_results.gradescope(verdicts.results, extra)
+    track = tracks.track_of(getattr(submission, "file_name", ""))
+    extra["track"] = track
+    output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
+    if verdicts.notes:
+        extra["notes"] = list(verdicts.notes)
+        output += [f"※ {note}" for note in verdicts.notes]
+    if output:
+        extra["output"] = "\n".join(output)
+    return gradescope_results.gradescope(tracks.results_for(verdicts.results, track), extra)
 
 
 class Report:

@@ -12,9 +12,10 @@ def main(argv=None):
     parser.add_argument("--wall-seconds", type=float, default=None, help="wall time of the grading run, for the report")
     args = parser.parse_args(argv)
     done = write_all(args.out, args.chapter, course_root=args.course, wall_seconds=args.wall_seconds)
-    print(f"feedback: {len(done['feedback'])} pages under {args.out}/feedback/; class report: {done['report']}")
+    print(f"피드백: {args.out}/feedback/ 아래 {len(done['feedback'])}명, 학급 보고서: {done['report']} "
+          f"({done['seconds']:.2f}초)")
     if done["nbgrader"]:
-        print(f"nbgrader: {len(done['nbgrader'])} files under {args.course}/feedback/")
+        print(f"nbgrader: {args.course}/feedback/ 아래 파일 {len(done['nbgrader'])}개")
     return 0
 
 

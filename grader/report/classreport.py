@@ -1,15 +1,14 @@
-"""The instructor's class report (`report.md`, `report.html` and PNGs): scores, pass rates, what to re-teach."""
+"""The instructor's Korean class report (`report.md`, `report.html`): scores, pass rates, what to re-teach."""
 from pathlib import Path
 
 from . import charts, diagnoses, page, stats, texts
 
-HISTOGRAM = "report-histogram.png"
-PASS_RATES = "report-pass-rates.png"
 TOP_TOPICS = 10
+NOTHING = "결과가 없습니다: 채점한 제출이 없습니다."
 
 
 def _s(value):
-    return "—" if value is None else f"{value:.1f} s"
+    return "—" if value is None else f"{value:.1f}초"
 
 
 def class_table(results, bugs, cases, width=None):
@@ -45,47 +44,45 @@ def stats_topics(results, bugs, cases):
     return diagnoses.frequent(results, bugs, cases).most_common()
 
 
-def blocks(results, chapter_id, folder, wall_seconds=None):
-    """The report's blocks; draws the charts into `folder`."""
-    folder = Path(folder)
+def blocks(results, chapter_id, wall_seconds=None):
+    """The report's blocks (charts drawn inline)."""
     bugs, cases = diagnoses.vocabulary(chapter_id)
     if not results:
-        return [page.Text("No results found: nothing was graded.")]
+        return [page.Text(NOTHING)]
     top, numbers = stats.max_score(results), stats.scores(results)
     counts = stats.statuses(results)
-    out = [page.Text(f"{len(results)} submissions, max score {top:g}. Mean {numbers['mean']:.1f}, median "
-                     f"{round(numbers['median'], 2):g}, lowest {round(numbers['min'], 2):g}, highest {round(numbers['max'], 2):g}. Run status: "
-                     + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())) + ".")]
+    out = [page.Text(f"제출 {len(results)}건, 만점 {top:g}점. 평균 {numbers['mean']:.1f}점, 중앙값 "
+                     f"{round(numbers['median'], 2):g}점, 최저 {round(numbers['min'], 2):g}점, 최고 "
+                     f"{round(numbers['max'], 2):g}점. 실행 상태: "
+                     + ", ".join(f"{status} {n}건" for status, n in sorted(counts.items())) + ".")]
     bins = stats.histogram(results)
-    charts.histogram(folder / HISTOGRAM, bins, top)
-    out += [page.Heading("Score histogram"), page.Image(HISTOGRAM, "score histogram"),
-            page.Table(("score", "submissions"), tuple((b.label, str(b.count)) for b in bins))]
+    out += [page.Heading("점수 분포"), charts.histogram(bins, top),
+            page.Table(("점수 구간", "제출 수"), tuple((b.label, str(b.count)) for b in bins))]
     rates = stats.pass_rates(results)
-    charts.pass_rates(folder / PASS_RATES, rates)
-    out += [page.Heading("Pass rate per check"), page.Image(PASS_RATES, "pass rate per check"),
-            page.Table(("check", "title", "kind", "points", "passed", "rate"), tuple(
-                (name, e["title"], "visible" if e["visible"] else "hidden", f"{e['points']:g}",
+    out += [page.Heading("검사별 통과율"), charts.pass_rates(rates),
+            page.Table(("검사", "제목", "구분", "배점", "통과", "통과율"), tuple(
+                (name, e["title"], "공개" if e["visible"] else "숨김", f"{e['points']:g}",
                  f"{e['passed']}/{e['total']}", f"{100 * e['rate']:.0f}%") for name, e in rates.items()))]
     topics = stats_topics(results, bugs, cases)
-    out += [page.Heading("What to re-teach: most frequent diagnoses"),
-            page.Text("Each diagnosis counts once per submission (known bug explanations are grouped across checks and inputs).")]
-    out.append(page.Table(("submissions", "diagnosis (as the students read it)", "examples"), tuple(
+    out += [page.Heading("다시 가르칠 것: 가장 많이 나온 진단"),
+            page.Text("진단은 제출마다 한 번만 셉니다 (알려진 버그의 설명은 검사와 입력이 달라도 하나로 묶습니다).")]
+    out.append(page.Table(("제출 수", "진단 (학생이 읽는 그대로)", "예"), tuple(
         (str(n), text, ", ".join(_students_with(results, text, bugs, cases)[:5])) for text, n in topics[:TOP_TOPICS]))
-        if topics else page.Text("No check failed."))
+        if topics else page.Text("실패한 검사가 없습니다."))
     problems = stats.problems(results)
-    out.append(page.Heading("Submissions that did not run normally"))
-    out.append(page.Table(("student", "submission", "status", "meaning", "seconds"), tuple(
+    out.append(page.Heading("정상적으로 실행되지 않은 제출"))
+    out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
         (r.student, r.submission, r.status, texts.instructor(r.status), _s(r.seconds)) for r in problems))
-        if problems else page.Text("None: every submission ran to the end."))
+        if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]
-    rows = [("sum of per-submission seconds", _s(timing["total"]) + f" ({timing['timed']} timed)"),
-            ("mean per submission", _s(timing["mean"])),
-            ("slowest", f"{slowest.student}: {_s(slowest.seconds)}" if slowest else "—"),
-            ("wall time of the grading run", _s(wall_seconds))]
-    out += [page.Heading("Grading time"), page.Table(("", "time"), tuple(rows))]
-    out += [page.Heading("Class table"),
-            page.Table(("student", "score", "status", "top diagnosis"), tuple(class_table(results, bugs, cases)))]
+    rows = [("제출별 채점 시간의 합", _s(timing["total"]) + f" ({timing['timed']}건 측정)"),
+            ("제출당 평균", _s(timing["mean"])),
+            ("가장 오래 걸린 제출", f"{slowest.student}: {_s(slowest.seconds)}" if slowest else "—"),
+            ("채점 실행의 벽시계 시간", _s(wall_seconds))]
+    out += [page.Heading("채점 시간"), page.Table(("", "시간"), tuple(rows))]
+    out += [page.Heading("학급 표"),
+            page.Table(("학생", "점수", "상태", "주요 진단"), tuple(class_table(results, bugs, cases)))]
     return out
 
 
@@ -94,9 +91,8 @@ def _students_with(results, text, bugs, cases):
 
 
 def write(results, chapter_id, folder, wall_seconds=None):
-    """Write `report.md`, `report.html` and the chart PNGs into `folder`; return the HTML path."""
+    """Write `report.md` and `report.html` (charts inline) into `folder`; return the HTML path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    _, html_path = page.write(folder, "report", f"Class report — {chapter_id}",
-                              blocks(results, chapter_id, folder, wall_seconds))
+    _, html_path = page.write(folder, "report", f"학급 보고서 — {chapter_id}", blocks(results, chapter_id, wall_seconds))
     return html_path

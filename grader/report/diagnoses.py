@@ -8,12 +8,16 @@ from .results import diagnosis
 @lru_cache(maxsize=None)
 def vocabulary(chapter_id):
     """(known bug explanations, case descriptions) of the chapter's contract, longest first."""
-    from grader.checks import chapter
-
-    declared = chapter(chapter_id)
+    declared = _chapter(chapter_id)
     bugs = sorted(set(declared.bugs.values()), key=len, reverse=True)
     cases = sorted(set(declared.case_texts().values()), key=len, reverse=True)
     return tuple(bugs), tuple(cases)
+
+
+def _chapter(chapter_id):
+    from grader.checks import chapter
+
+    return chapter(chapter_id)
 
 
 def topic(line, bugs, cases):
@@ -43,3 +47,8 @@ def frequent(results, bugs, cases):
     for result in results:
         counts.update(topics(result, bugs, cases))
     return counts
+
+
+def case_text(chapter_id, case):
+    """The chapter's Korean description of a case (its probe case's text), or a generic one."""
+    return _chapter(chapter_id).case_texts().get(case) or f"공개 검사 입력 '{case}'"

@@ -1,34 +1,26 @@
-"""One student's Korean feedback page: score table, diagnoses of failed checks, the p_attn heatmap."""
+"""One student's Korean feedback page: score table, diagnoses of failed checks, the chapter's declared picture."""
 from pathlib import Path
 
 from . import diagnoses, heatmap, page, picture, texts
 from .results import OK, diagnosis, title
-
-HEATMAP = "attention.png"
-SELF_CHECK = (
-    "`python demo.py` — 시드 입력의 가중치를 출력해 위 그림의 기준 값과 비교합니다.",
-    "`python -m selfcheck` — 공개 검사를 실행하고 실패한 검사의 안내를 보여 줍니다.",
-    "`python -m pytest test_visible.py` — 같은 공개 검사를 pytest로 실행합니다.",
-)
 
 
 def _points(value):
     return f"{round(float(value), 2):g}"
 
 
-def blocks(result, chapter_id, folder):
-    """The page's blocks; draws the heatmap into `folder`."""
+def blocks(result, chapter_id):
+    """The page's blocks."""
     out = [page.Text(f"점수: {_points(result.score)} / {_points(result.max_score)}점 ({_split(result)})")]
+    out += [page.Text(f"※ {note}", quote=True) for note in result.data.get("notes") or () if isinstance(note, str)]
     if result.status != OK:
         out.append(page.Text(f"실행 상태: {texts.student(result.status)}", quote=True))
     out += [page.Heading("검사별 점수"), _table(result)]
     out += _causes(result, chapter_id)
     out += _diagnoses(result)
-    out += _picture(result, chapter_id, Path(folder))
-    out += [page.Heading("다시 점검하기"), page.Text("과제 폴더에서 다음 명령으로 고친 코드를 다시 확인할 수 있습니다."),
-            page.Bullets(SELF_CHECK),
-            page.Text("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
-                      "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")]
+    out += _picture(result, chapter_id)
+    out += [page.Heading(texts.SELF_CHECK_HEADING), page.Text(texts.SELF_CHECK_INTRO),
+            page.Bullets(texts.self_check(result.data.get("track"), chapter_id)), page.Text(texts.HIDDEN_CHECKS)]
     return out
 
 
@@ -86,41 +78,41 @@ def _diagnoses(result):
     return out
 
 
-def _picture(result, chapter_id, folder):
-    case = result.picture.get("case", picture.SEED_CASE)
-    reference = picture.reference(chapter_id, case)
+def _picture(result, chapter_id):
+    """The declared picture: the student's matrix beside the public reference, as coloured cells with values."""
+    declaration = picture.declared(chapter_id)
+    reference = picture.reference(chapter_id, declaration)
     if reference is None:
         return []
+    words = declaration.wording
     student = picture.student(result)
-    where = ("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))" if case == picture.SEED_CASE
-             else f"공개 검사 입력 '{case}'")
-    out = [page.Heading(f"어텐션 가중치 그림 ({where})"),
-           page.Text(f"{where}에서 돌려준 p_attn입니다. "
-                     "행은 query 토큰, 열은 key 토큰이고, 칸의 숫자는 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. "
-                     "행마다 합이 1이어야 합니다."
+    where = diagnoses.case_text(chapter_id, declaration.case)
+    out = [page.Heading(f"{words['title']} ({where})"),
+           page.Text(f"{where}에서 돌려준 {declaration.label}입니다. "
+                     f"행은 {words['rows']}, 열은 {words['columns']}이고, {words['note']}"
                      + (" 왼쪽이 제출한 코드의 결과, 오른쪽이 기준 결과입니다." if student is not None else ""))]
+    panels = [(f"기준 {declaration.label}", reference)]
     if student is None:
-        out.append(page.Text(_missing_note(result), quote=True))
-        heatmap.draw(folder / HEATMAP, None, reference)
+        out.append(page.Text(_missing_note(result, declaration), quote=True))
     else:
-        heatmap.draw(folder / HEATMAP, student, reference)
-    out.append(page.Image(HEATMAP, "p_attn heatmap"))
+        panels.insert(0, (f"내 {declaration.label}", student))
+    out.append(heatmap.figure(panels, words["rows"], words["columns"]))
     return out
 
 
-def _missing_note(result):
-    raw = result.picture.get("student")
-    if raw is None:
-        why = "시드 입력에서 p_attn을 얻지 못했습니다(코드가 오류로 끝났거나 (출력, p_attn) 튜플을 돌려주지 않았습니다)"
+def _missing_note(result, declaration):
+    label, words = declaration.label, declaration.wording
+    if result.picture.get("student") is None:
+        why = f"이 입력에서 {label}을(를) 얻지 못했습니다(코드가 오류로 끝났거나 {label}을(를) 돌려주지 않았습니다)"
     else:
-        why = "돌려준 p_attn이 (query 토큰 × key 토큰) 2차원 표로 읽히지 않습니다"
+        why = f"돌려준 {label}이(가) ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
     return f"제출한 코드의 그림은 그릴 수 없습니다: {why}. 아래에는 기준 그림만 보여 줍니다."
 
 
 def write(result, chapter_id, folder):
-    """Write `feedback.md`, `feedback.html` and the heatmap PNG into `folder`; return the HTML path."""
+    """Write `feedback.md` and `feedback.html` into `folder`; return the HTML path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     heading = f"{chapter_id} 채점 결과 — {result.student}"
-    _, html_path = page.write(folder, "feedback", heading, blocks(result, chapter_id, folder))
+    _, html_path = page.write(folder, "feedback", heading, blocks(result, chapter_id))
     return html_path

@@ -1,5 +1,4 @@
-"""A tiny document model (headings, text, tables, images) rendered to Markdown and to self-contained HTML."""
-import base64
+"""A tiny document model (headings, text, tables, figures) rendered to Markdown and to one self-contained HTML file."""
 import html
 import re
 from dataclasses import dataclass
@@ -32,11 +31,11 @@ class Table:
 
 
 @dataclass(frozen=True)
-class Image:
-    """A PNG next to the page (`name` is relative to the page's folder)."""
+class Figure:
+    """A drawing made as HTML/inline SVG (escaped by its maker), with its Markdown stand-in."""
 
-    name: str
-    alt: str
+    html: str
+    markdown: str
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,8 @@ def markdown(blocks):
 
 
 def _md_inline(text):
-    return str(text).replace("<", "&lt;").replace(">", "&gt;")
+    """Text for Markdown: markup characters as entities, so a renderer shows them instead of interpreting them."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _markdown(block):
@@ -66,15 +66,17 @@ def _markdown(block):
         def row(cells):
             return "| " + " | ".join(_md_inline(c).replace("|", "\\|").replace("\n", "<br>") for c in cells) + " |"
         return "\n".join([row(block.header), "|" + "---|" * len(block.header)] + [row(r) for r in block.rows])
-    if isinstance(block, Image):
-        return f"![{_md_inline(block.alt)}]({block.name})"
+    if isinstance(block, Figure):
+        return block.markdown
     if isinstance(block, Code):
         return "```\n" + block.text.replace("```", "'''") + "\n```"
     raise TypeError(block)
 
 
+FONTS = ('system-ui, "Apple SD Gothic Neo", "Malgun Gothic", "맑은 고딕", "Noto Sans KR", "Noto Sans CJK KR", '
+         '"NanumGothic", "나눔고딕", sans-serif')
 STYLE = """
-body { font-family: system-ui, "Apple SD Gothic Neo", "Malgun Gothic", "Noto Sans KR", sans-serif;
+body { font-family: FONTS;
        max-width: 60rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.55; color: #222; }
 table { border-collapse: collapse; margin: 1rem 0; }
 th, td { border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; vertical-align: top; }
@@ -82,13 +84,21 @@ th { background: #f3f3f3; }
 blockquote { margin: .5rem 0 1rem; padding: .5rem 1rem; border-left: 4px solid #d9534f; background: #fdf3f3; }
 code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f6f6f6; }
 pre { padding: .6rem; overflow-x: auto; }
-img { max-width: 100%; }
-"""
+.figures { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
+figure { margin: .5rem 0 1rem; }
+figcaption { font-weight: 600; margin-bottom: .3rem; }
+table.heatmap { margin: 0; font-variant-numeric: tabular-nums; }
+table.heatmap td { width: 3.6rem; height: 2.2rem; text-align: center; vertical-align: middle; padding: 0; border-color: #fff; }
+table.heatmap th { font-weight: normal; font-size: .8rem; background: none; border: none; text-align: center; }
+.scale { display: inline-block; width: 10rem; height: .8rem; vertical-align: middle; border: 1px solid #ccc; margin: 0 .4rem; }
+svg.chart { max-width: 100%; height: auto; }
+svg.chart text { font-family: FONTS; font-size: 12px; fill: #222; }
+""".replace("FONTS", FONTS)
 
 
-def html_page(title, blocks, folder):
-    """The blocks as one HTML file with the images embedded (it can be mailed or uploaded alone)."""
-    body = "\n".join(_html(block, Path(folder)) for block in blocks)
+def html_page(title, blocks):
+    """The blocks as one HTML file with its drawings inline (it can be mailed or uploaded alone)."""
+    body = "\n".join(_html(block) for block in blocks)
     return (f'<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
             f"<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
@@ -98,7 +108,7 @@ def _inline(text):
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
-def _html(block, folder):
+def _html(block):
     if isinstance(block, Heading):
         return f"<h{block.level}>{_inline(block.text)}</h{block.level}>"
     if isinstance(block, Text):
@@ -110,9 +120,8 @@ def _html(block, folder):
         head = "".join(f"<th>{_inline(c)}</th>" for c in block.header)
         body = "".join("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>" for row in block.rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    if isinstance(block, Image):
-        data = base64.b64encode((folder / block.name).read_bytes()).decode("ascii")
-        return f'<p><img src="data:image/png;base64,{data}" alt="{html.escape(block.alt)}"></p>'
+    if isinstance(block, Figure):
+        return block.html
     if isinstance(block, Code):
         return f"<pre>{html.escape(block.text)}</pre>"
     raise TypeError(block)
@@ -127,5 +136,5 @@ def write(folder, stem, title, blocks):
     folder = Path(folder)
     md, page = folder / f"{stem}.md", folder / f"{stem}.html"
     md.write_text(f"# {_md_inline(title)}\n\n" + markdown(blocks), encoding="utf-8")
-    page.write_text(html_page(title, [Heading(title, 1)] + list(blocks), folder), encoding="utf-8")
+    page.write_text(html_page(title, [Heading(title, 1)] + list(blocks)), encoding="utf-8")
     return md, page

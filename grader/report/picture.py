@@ -1,28 +1,80 @@
-"""The attention-weight pictures: the student's seed p_attn from results.json and the public reference one."""
+"""What a chapter declares to draw on its feedback pages, the student's matrix from results.json, the public reference.
+
+A chapter declares `picture=Picture(case, item, label)` in its contract (`grader.checks.contract`): item `item` of the
+result of visible case `case`, called `label` (e.g. `Picture("seed", 1, "p_attn")`). `declared()` is the one place
+that reads the declaration.
+"""
 import json
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 
 from grader import paths
 
-SEED_CASE = "seed"  # the chapter's demo input; visible, its p_attn is printed by the seed text
+from . import texts
+
 MAX_SIDE = 40
 
 
-def reference(chapter_id, case=SEED_CASE, item=1):
-    """The reference picture (item `item` of visible case `case`) as a 2-D list, or None if there is none."""
-    path = paths.REFERENCE / f"{chapter_id}.json"
+@dataclass(frozen=True)
+class Declaration:
+    """What to draw: item `item` of case `case`'s result, shown as `label`, with its Korean wording."""
+
+    case: str
+    item: int
+    label: str
+
+    @property
+    def wording(self):
+        """{title, rows, columns, note}: how the page names the picture and its axes (texts.PICTURES)."""
+        return texts.picture(self.label)
+
+
+DEFAULT = Declaration("seed", 1, "p_attn")
+SEED_CASE = DEFAULT.case
+
+
+@lru_cache(maxsize=None)
+def declared(chapter_id):
+    """The chapter's picture declaration (its contract's `picture`), or the default one when it has none."""
+    from grader.checks import chapter
+
+    value = chapter(chapter_id).picture
+    return DEFAULT if value is None else Declaration(value.case, value.item, value.label)
+
+
+@lru_cache(maxsize=None)
+def _public_cases(chapter_id):
+    """The visible cases' references, as the students' self-check folder ships them (public by construction)."""
+    path = paths.EXERCISES / str(chapter_id) / "selfcheck" / "reference.json"
     try:
-        encoded = json.loads(path.read_text(encoding="utf-8"))["cases"][case]["result"]["items"][item]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return json.loads(path.read_text(encoding="utf-8"))["cases"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+@lru_cache(maxsize=None)
+def _reference(chapter_id, case, item):
+    try:
+        encoded = _public_cases(chapter_id)[case]["result"]["items"][item]
+        return matrix(nested(encoded["data"], encoded["shape"]))
+    except (KeyError, IndexError, TypeError):
         return None
-    return matrix(_nested(encoded["data"], encoded["shape"]))
 
 
-def _nested(flat, shape):
+def reference(chapter_id, declaration=None):
+    """The reference picture of a public case as a 2-D list (a fresh copy), or None if there is none."""
+    declaration = declaration or declared(chapter_id)
+    rows = _reference(str(chapter_id), declaration.case, declaration.item)
+    return None if rows is None else [list(row) for row in rows]
+
+
+def nested(flat, shape):
+    """A flat list as nested lists of `shape`."""
     if len(shape) <= 1:
         return list(flat)
     step = len(flat) // shape[0] if shape[0] else 0
-    return [_nested(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+    return [nested(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
 def matrix(value):
@@ -46,7 +98,7 @@ def _number(x):
 
 
 def student(result):
-    """The student's p_attn on the seed input as a 2-D list, or None (with the shape problem, if any)."""
+    """The student's matrix on the declared case as a 2-D list, or None."""
     return matrix(result.picture.get("student"))
 
 

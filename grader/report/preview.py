@@ -11,22 +11,9 @@ from grader.checks.execute import execute
 from grader.checks.framework import judge
 from grader.checks.loading import SubmissionError, read_source
 from grader.checks.results import gradescope
+from grader.grading.judging import picture_data
 
-from .picture import SEED_CASE, matrix
-
-
-def _picture(outcome):
-    """The student's seed p_attn as nested lists (batch axis dropped), or None."""
-    try:
-        encoded = outcome["traces"][SEED_CASE]["result"]["items"][1]
-        flat, shape = encoded["data"], encoded["shape"]
-    except (KeyError, IndexError, TypeError):
-        return None
-    from .picture import _nested
-
-    nested = _nested(flat, shape) if flat is not None else None
-    rows = matrix(nested)
-    return None if rows is None else nested if len(shape) == 2 else rows
+from .picture import declared
 
 
 def document(chapter_id, path, student_id, submission_id=None):
@@ -47,7 +34,7 @@ def document(chapter_id, path, student_id, submission_id=None):
         "status": status,
         "sandbox": "none (preview)",
         "seconds": round(time.monotonic() - started, 3),
-        "picture": {"case": SEED_CASE, "label": "p_attn", "student": _picture(outcome)},
+        "picture": picture_data(outcome, declared(module.id)),
     })
 
 

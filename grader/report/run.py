@@ -1,4 +1,5 @@
 """Write every feedback page and the class report for one graded folder."""
+import time
 from pathlib import Path
 
 from . import classreport, feedback, nbgrader_feedback
@@ -33,6 +34,7 @@ def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
 
     With `course_root` (an nbgrader course), each page is also copied where `nbgrader release_feedback` finds it.
     """
+    started = time.monotonic()
     out_dir = Path(out_dir)
     chapter_id = chapter_id_of(chapter)
     results = load(out_dir)
@@ -44,7 +46,8 @@ def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
         if course_root is not None and names[id(result)] == safe_name(result.student):
             placed += nbgrader_feedback.place(html, course_root, chapter_id, safe_name(result.student))
     report = classreport.write(results, chapter_id, out_dir, wall_seconds)
-    return {"results": len(results), "feedback": pages, "report": report, "nbgrader": placed}
+    return {"results": len(results), "feedback": pages, "report": report, "nbgrader": placed,
+            "seconds": time.monotonic() - started}
 
 
 def place_all(out_dir, chapter, course_root):

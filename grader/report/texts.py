@@ -1,4 +1,4 @@
-"""Fixed wording: what each run status means, for students (Korean) and instructors (English)."""
+"""Fixed Korean wording of the pages: run statuses (students, instructors), the self-check instructions, pictures."""
 
 STUDENT = {
     "ok": "코드가 끝까지 실행되었습니다.",
@@ -11,14 +11,41 @@ STUDENT = {
 }
 
 INSTRUCTOR = {
-    "ok": "ran to the end",
-    "timeout": "stopped at the time limit",
-    "memory": "hit the memory limit",
-    "output_limit": "printed or returned too much",
-    "crashed": "the sandboxed process died",
-    "no_result": "exited before returning a result",
-    "unreadable": "the submission file could not be read",
+    "ok": "끝까지 실행됨",
+    "timeout": "시간 제한에 걸려 중단됨",
+    "memory": "메모리 제한에 걸림",
+    "output_limit": "출력이나 돌려준 값이 너무 큼",
+    "crashed": "샌드박스 프로세스가 비정상 종료됨",
+    "no_result": "결과를 돌려주기 전에 종료됨",
+    "unreadable": "제출 파일을 읽을 수 없음",
 }
+
+# The student instructions at the end of every feedback page.
+SELF_CHECK_HEADING = "다시 점검하기"
+SELF_CHECK_INTRO = "과제 폴더에서 다음 명령으로 고친 코드를 다시 확인할 수 있습니다."
+SELF_CHECK = (
+    "`python demo.py` — 시드 입력의 가중치를 출력해 위 그림의 기준 값과 비교합니다.",
+    "`python -m selfcheck` — 공개 검사를 실행하고 실패한 검사의 안내를 보여 줍니다.",
+    "`python -m pytest test_visible.py` — 같은 공개 검사를 pytest로 실행합니다.",
+)
+SELF_CHECK_NOTEBOOK = (
+    "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀이 시드 입력의 가중치를 출력하고, "
+    "검사 셀마다 통과 여부와 진단이 나옵니다.",
+    "`python -m selfcheck {notebook}` — 노트북 폴더의 터미널에서 공개 검사 표와 진단을 한 번에 봅니다.",
+)
+HIDDEN_CHECKS = ("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
+                 "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")
+
+# How a feedback picture is named and explained, by the label a chapter declares (picture.Declaration).
+PICTURES = {
+    "p_attn": {
+        "title": "어텐션 가중치 그림",
+        "rows": "query 토큰",
+        "columns": "key 토큰",
+        "note": "칸의 숫자는 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
+    },
+}
+PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 
 
 def student(status):
@@ -27,5 +54,17 @@ def student(status):
 
 
 def instructor(status):
-    """A short English phrase about a run status."""
+    """A short Korean phrase about a run status, for the class report."""
     return INSTRUCTOR.get(status, status)
+
+
+def self_check(track, chapter_id):
+    """The re-check steps of the student's track (a results.json `track`: "notebook", else the .py track)."""
+    if track == "notebook":
+        return tuple(step.format(notebook=f"{chapter_id}.ipynb") for step in SELF_CHECK_NOTEBOOK)
+    return SELF_CHECK
+
+
+def picture(label):
+    """{title, rows, columns, note} for a declared picture label (a generic wording for unknown labels)."""
+    return PICTURES.get(label, {**PICTURE_DEFAULT, "title": f"{PICTURE_DEFAULT['title']} ({label})"})

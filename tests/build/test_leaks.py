@@ -4,7 +4,7 @@ import json
 import pytest
 
 from grader import chapters, paths
-from grader.build import regions
+from grader.build import codechange, regions
 
 pytestmark = pytest.mark.build
 
@@ -46,10 +46,25 @@ def _student_files(chapter_id):
 
 
 def _lines_of(path):
+    """Every line of a file (a notebook's cells, markdown included), stripped, and again without a diff's
+    `+`/`-` prefix, so `+    scores = …` in a code-change section counts as `scores = …`."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".ipynb":
         text = "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
-    return {line.strip() for line in text.splitlines()}
+    lines = text.splitlines()
+    return {line.strip() for line in lines} | {line[1:].strip() for line in lines if line[:1] in "+-"}
+
+
+def _solution_lines(index):
+    """Chapter `index`'s solution lines, minus those the previous chapter's finished module already shows
+    (a student of chapter N has chapter N-1 solved). No other exemption: a line of this chapter's regions
+    that stands anywhere in its material is a leak, even if the same text appears in public code."""
+    all_chapters = chapters.all_chapters()
+    solution = _meaningful(regions.region_lines(all_chapters[index].module.read_text(encoding="utf-8"), "solution"))
+    if index == 0:
+        return solution
+    earlier = codechange.finished_module(all_chapters[index - 1])
+    return solution - {line.strip() for line in earlier.splitlines()}
 
 
 def test_leak_detector_sees_the_regions():
@@ -69,13 +84,24 @@ def test_no_hidden_test_line_reaches_students(chapter):
 
 @pytest.mark.parametrize("chapter", [c.id for c in chapters.all_chapters()])
 def test_no_solution_line_reaches_its_own_or_earlier_chapters(chapter):
-    """A chapter's solution lines appear neither in its own student material nor in earlier chapters'
-    (later chapters ship earlier chapters solved, by design)."""
+    """A chapter's solution lines appear neither in its own student material (code, chapter text, code-change
+    diff, notebook) nor in earlier chapters' (later chapters ship earlier chapters solved, by design)."""
     all_chapters = chapters.all_chapters()
     index = [c.id for c in all_chapters].index(chapter)
-    solution = _secret(all_chapters[index].module.read_text(encoding="utf-8"), "solution")
+    solution = _solution_lines(index)
     leaks = set()
     for earlier_or_same in all_chapters[: index + 1]:
         for path in _student_files(earlier_or_same.id):
             leaks |= {(str(path.relative_to(paths.ROOT)), line) for line in _lines_of(path) & solution}
     assert not leaks
+
+
+def test_leak_detector_reads_diff_lines(tmp_path):
+    """A solution line shown as an added diff line (`+    scores = …`) is caught, in a README and in a notebook."""
+    line = "    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)"
+    readme = tmp_path / "README.md"
+    readme.write_text(f"```diff\n+{line}\n```\n", encoding="utf-8")
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"source": ["```diff\n", f"+{line}\n"]}]}), encoding="utf-8")
+    for path in (readme, notebook):
+        assert line.strip() in _lines_of(path) & _solution_lines(0)

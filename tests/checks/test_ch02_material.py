@@ -81,29 +81,32 @@ def test_solution_keeps_the_chapter_01_lines_outside_solution_regions():
 
 
 def test_readme_shows_the_code_change_against_chapter_01():
-    """The chapter's README has the diff from chapter 01: the new signature, the mask and dropout lines and
-    subsequent_mask as added lines."""
+    """The chapter's README has the diff from chapter 01 to the chapter-02 stub: the new signature, the TODOs and
+    the stub lines where the student writes, but none of the mask, dropout or subsequent_mask solution lines."""
     readme = (EXERCISE / "README.md").read_text(encoding="utf-8")
     diff = codechange.code_change(chapters.find("02"))
     assert f"```diff\n{diff}```" in readme
     assert "--- 01_attention/transformer.py" in diff and "+++ 02_masking/transformer.py" in diff
+    lines = diff.splitlines()
     for added in ("+def attention(query, key, value, mask=None, dropout=None):",
-                  "+        scores = scores.masked_fill(mask == 0, -1e9)",
-                  "+        p_attn = dropout(p_attn)",
-                  "+def subsequent_mask(size):"):
-        assert added in diff.splitlines()
-    assert "-def attention(query, key, value):" in diff.splitlines()
+                  "+def subsequent_mask(size):",
+                  f"+    {regions.CODE_STUB}"):
+        assert added in lines
+    assert any(line.startswith("+    # TODO(02): mask가 주어지면") for line in lines)
+    assert "-def attention(query, key, value):" in lines
+    for solution in regions.region_lines(SOLUTION.read_text(encoding="utf-8"), "solution"):
+        assert not any(line[1:].strip() == solution.strip() for line in lines), solution
 
 
 @pytest.mark.parametrize("notebook_path", [SOURCE_NOTEBOOK, RELEASE_NOTEBOOK], ids=["source", "release"])
 def test_notebooks_show_the_code_change(notebook_path):
-    """Both the nbgrader source and the released notebook have the code-change cell with the diff."""
+    """Both the nbgrader source and the released notebook have the code-change cell with the stub's diff."""
     notebook, texts = _notebook_text(notebook_path)
     change = [cell for cell in notebook["cells"] if cell.get("id") == "code-change"]
     assert len(change) == 1
     text = "".join(change[0]["source"])
-    assert "+        scores = scores.masked_fill(mask == 0, -1e9)" in text
     assert "+def subsequent_mask(size):" in text
+    assert "masked_fill" not in text and "torch.triu" not in text.replace("torch.triu와", "")
 
 
 def test_release_notebook_has_chapter_01_solved_and_100_points():

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from grader import cli
-from grader.checks import ch01_judge
+from grader.checks import ch01_judge, tracks
 
 from .chapters import ChapterUnderTest
 from .support import PYTHON, ROOT, filled_notebook, finish, start
@@ -100,12 +100,14 @@ def test_filled_notebook_path_gets_full_marks(tmp_path, capsys):
 
 
 def test_unfilled_notebook_names_the_stub(tmp_path, capsys):
-    """The released notebook as handed out (answer cell = stub) scores 0 with the not-written-yet diagnosis."""
+    """The released notebook as handed out (answer cell = stub) scores 0 with the not-written-yet diagnosis, in the
+    notebook's words (the answer cell, not transformer.py)."""
     notebook = filled_notebook(STUB.read_text(encoding="utf-8"), tmp_path / "01_attention.ipynb")
     status, out, _ = check(capsys, "01", notebook)
     assert status == 1
     assert re.search(r"합계\s+0/70", total_line(out))
-    assert ch01_judge.BUGS["stub"] in out
+    assert tracks.worded(ch01_judge.BUGS["stub"], tracks.NOTEBOOK) in out
+    assert "답안 셀의 TODO" in out
 
 
 def _missing(tmp_path):

@@ -71,13 +71,16 @@ def add_symlink(path, name, target):
         archive.writestr(info, target)
 
 
-def grade(args, cwd=ROOT, timeout=900, repo_on_path=True):
+def grade(args, cwd=ROOT, timeout=900, repo_on_path=True, path_without_bwrap=False):
     """Run `python -m grader grade …` with the venv on PATH (and this repo importable); return CompletedProcess.
 
     repo_on_path=False: only `cwd` provides the `grader` package (a course that is a checkout of this repo).
+    path_without_bwrap=True: PATH is only the venv's bin, so no bwrap is found and grading falls back.
     """
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    if path_without_bwrap:
+        env["PATH"] = str(Path(sys.executable).parent)
     env.pop("PYTHONPATH", None)
     if repo_on_path:
         env["PYTHONPATH"] = str(ROOT)

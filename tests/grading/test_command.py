@@ -12,6 +12,8 @@ from grader.grading.judging import Judge
 from grader.grading.pipeline import grade as grade_batch
 from grader.sandbox import Limits, SandboxPool
 
+from tests.conftest import expected_sandbox
+
 from .helpers import (CHAPTER, SUBMISSIONS, fixture_path, grade, results, solution_source, without_timing,
                       write_notebook)
 
@@ -39,6 +41,7 @@ def graded(mixed_class, tmp_path_factory):
     out = tmp_path_factory.mktemp("graded")
     done = grade(["01", mixed_class, "--json", "--jobs", "2", "--out", out])
     assert done.returncode == 0, done.stderr
+    assert {d["sandbox"] for d in results(out).values() if d["status"] != "unreadable"} == {expected_sandbox()}
     return done, out
 
 
@@ -62,14 +65,40 @@ def test_scores_statuses_and_messages(graded):
     assert found["solution"]["score"] == 100 and found["solution"]["status"] == "ok"
     assert found["warns_correct"]["score"] == 100
     assert found["no_scale"]["score"] == 36 and found["unimplemented"]["score"] == 0
-    assert 0 < found["notebook_half_dk"]["score"] < 100
+    assert found["log_softmax"]["score"] == 23
+    assert found["notebook_half_dk"]["score"] == pytest.approx(67.3333, abs=1e-4)  # 10/3 on scaling_statistics
     for name, words in (("corrupt", "손상"), ("euc_kr", "UTF-8"), ("empty", "비어")):
         document = found[name]
         assert (document["status"], document["score"], document["sandbox"]) == ("unreadable", 0, None)
         assert words in document["output"] and all(words in test["output"] for test in document["tests"])
     early = found["exits_at_import"]
     assert early["status"] == "no_result" and early["score"] == 0 and "결과 없이 종료" in early["output"]
-    assert found["solution"]["sandbox"] in ("bubblewrap", "subprocess")
+
+
+def test_every_submission_that_ran_ran_in_bubblewrap(graded):
+    """Where bubblewrap is installed every run says "bubblewrap" (a silent fall-back fails here), with no warning;
+    the unreadable files never ran (sandbox null)."""
+    done, out = graded
+    found = results(out)
+    ran = {name: document["sandbox"] for name, document in found.items() if document["status"] != "unreadable"}
+    assert len(ran) == 7 and set(ran.values()) == {expected_sandbox()}, ran
+    if expected_sandbox() == "bubblewrap":
+        assert "WARNING" not in done.stderr
+
+
+def test_without_bubblewrap_grading_falls_back_and_says_so(tmp_path):
+    """With no bwrap on PATH the same submissions are graded as plain subprocesses: every result says "subprocess",
+    the scores are unchanged, and stderr carries the warning that there is no isolation."""
+    (tmp_path / "solution.py").write_text(solution_source(), encoding="utf-8")
+    (tmp_path / "no_scale.py").write_bytes(fixture_path("no_scale").read_bytes())
+    done = grade(["01", tmp_path / "solution.py", tmp_path / "no_scale.py", "--out", tmp_path / "out", "--no-feedback"],
+                 path_without_bwrap=True)
+    assert done.returncode == 0, done.stderr
+    found = results(tmp_path / "out")
+    assert {name: (d["sandbox"], d["score"]) for name, d in found.items()} == {
+        "solution": ("subprocess", 100), "no_scale": ("subprocess", 36)}
+    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line]
+    assert len(warnings) == 1 and "bubblewrap" in warnings[0] and "no file-system, network or pid isolation" in warnings[0]
 
 
 def test_picture_is_the_students_seed_weights(graded):
@@ -118,7 +147,9 @@ def test_timeout_becomes_a_korean_failure(tmp_path):
     with Inputs([str(endless), str(tmp_path / "fine.py")], CHAPTER, Course()) as inputs, \
             SandboxPool(probe_module="grader.checks.ch01_probe", jobs=2, limits=limits) as pool:
         judge = Judge(ch01_judge, limits)
-        found = {s.submission_id: v for s, v, _ in grade_batch(inputs.submissions, pool, judge)}
+        graded = list(grade_batch(inputs.submissions, pool, judge))
+    found = {s.submission_id: v for s, v, _ in graded}
+    assert {run.sandbox for _, _, run in graded} == {expected_sandbox()}
     assert found["endless"].status == "timeout"
     assert all(r.score == 0 and "시간 초과" in r.message for r in found["endless"].results)
     assert found["fine"].status == "ok" and all(r.passed for r in found["fine"].results)

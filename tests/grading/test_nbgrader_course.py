@@ -1,5 +1,6 @@
 """End to end in a real nbgrader course: LMS zip → zip_collect → our grade → gradebook → export; autograde agrees."""
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -7,6 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
+from tests.conftest import expected_sandbox
 
 from .helpers import CHAPTER, ROOT, fixture_path, grade, lms_name, solution_source, write_notebook, write_zip
 
@@ -19,6 +23,7 @@ STUDENTS = {
     "carol": "unimplemented",
     "dave": "warns_correct",  # right, but torch warns on stderr in every cell
     "erin": "log_softmax",
+    "frank": "helper_cell",  # a helper function in a cell of its own, `!ls` and `%matplotlib` (a notebook as run)
 }
 
 
@@ -43,9 +48,12 @@ def new_course(folder):
 
 
 def grade_in(course, args):
-    """`python -m grader grade …` run in the course, with the course's own grader package."""
+    """`python -m grader grade …` run in the course, with the course's own grader package (in the expected sandbox)."""
     done = grade(args, cwd=course, repo_on_path=False)
     assert done.returncode == 0, done.stderr
+    out = course / args[args.index("--out") + 1]
+    assert {json.loads(path.read_text(encoding="utf-8"))["sandbox"] for path in (out / "results").glob("*.json")} \
+        == {expected_sandbox()}
     return done
 
 
@@ -63,7 +71,9 @@ def exported(course):
 
 
 def ours(out):
-    """{student id: score} from our grades.csv."""
+    """{student id: score} from our grades.csv (after checking that every submission ran in the expected sandbox)."""
+    sandboxes = {json.loads(path.read_text(encoding="utf-8"))["sandbox"] for path in (Path(out) / "results").glob("*.json")}
+    assert sandboxes == {expected_sandbox()}
     with open(Path(out) / "grades.csv", encoding="utf-8") as handle:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(handle)}
 
@@ -77,7 +87,10 @@ def collected_course(tmp_path_factory):
     staging = tmp_path_factory.mktemp("lms")
     members = {}
     for student in STUDENTS:
-        path = write_notebook(staging / lms_name(student), answer(student), release=release)
+        if STUDENTS[student] == "helper_cell":
+            path = student_notebook(staging / lms_name(student), CHAPTER, CH01_ANSWER, CH01_HELPER)
+        else:
+            path = write_notebook(staging / lms_name(student), answer(student), release=release)
         members[path.name] = path.read_bytes()
     archive = course / "downloaded" / CHAPTER / "archive"
     archive.mkdir(parents=True)
@@ -98,7 +111,7 @@ def graded_course(collected_course):
 def test_export_shows_our_scores_per_student(graded_course):
     """After `grade --gradebook`, `nbgrader export` lists each student with exactly the score we computed."""
     scores = ours(graded_course / "graded")
-    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23}
+    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23, "frank": 100}
     assert exported(graded_course) == scores
 
 
@@ -118,8 +131,9 @@ def test_nbgrader_autograde_agrees_for_honest_submissions(graded_course):
 
 
 def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
-    """With no generate_assignment run, --gradebook creates the assignment from the source notebook; later runs
-    find the course's gradebook.db by default and update the scores."""
+    """With no generate_assignment run, --gradebook creates the assignment from the source notebook. A later run
+    without the flag leaves the gradebook alone; with `c.GraderGrade.gradebook` in nbgrader_config.py it updates
+    the scores and says which setting asked for it."""
     course = new_course(tmp_path / "course")
     release = ROOT / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     for student, fixture in (("kim", None), ("park", "no_scale")):
@@ -129,5 +143,11 @@ def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
     assert "만들었습니다" in done.stderr
     assert exported(course) == {"kim": 100, "park": 36}
     write_notebook(course / "submitted" / "park" / CHAPTER / f"{CHAPTER}.ipynb", solution_source(), release=release)
-    grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag: the course's gradebook.db exists
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag, no setting: not written
+    assert exported(course) == {"kim": 100, "park": 36}
+    assert "gradebook" not in done.stderr
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write('\nc.GraderGrade.gradebook = "gradebook.db"\n')
+    done = grade_in(course, ["01", "submitted/park", "--out", "graded"])
     assert exported(course) == {"kim": 100, "park": 100}
+    assert "c.GraderGrade.gradebook" in done.stderr and str(course / "gradebook.db") in done.stderr

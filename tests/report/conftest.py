@@ -10,6 +10,14 @@ from grader.checks.results import gradescope
 from grader.report import preview, write_all
 
 CHAPTER = "01_attention"
+CHAPTER_02 = "02_masking"
+GRADED_02 = {
+    "solution": paths.SOLUTIONS / CHAPTER_02 / "transformer.py",
+    "fill_zero": paths.ROOT / "tests" / "fixtures" / "ch02" / "fill_zero.py",
+}
+# A student id and a check message carrying markup: every page must show them as text.
+MARKUP = '<script>alert("x")</script> & "quoted" <b>'
+
 FIXTURES = paths.ROOT / "tests" / "fixtures" / "ch01"
 GRADED = {
     "solution": paths.SOLUTIONS / CHAPTER / "transformer.py",
@@ -64,3 +72,26 @@ def documents(graded):
         document = json.loads(path.read_text(encoding="utf-8"))
         out[document["student_id"]] = document
     return out
+
+
+@pytest.fixture(scope="session")
+def graded_02(tmp_path_factory):
+    """(folder, write_all's answer) for chapter 02 (its declared picture: p_attn under the causal mask)."""
+    folder = tmp_path_factory.mktemp("graded02")
+    preview.write(folder, CHAPTER_02, GRADED_02)
+    return folder, write_all(folder, "02")
+
+
+@pytest.fixture(scope="session")
+def graded_markup(tmp_path_factory, documents):
+    """(folder, document) graded from one no_scale result whose student id, check name and message carry markup."""
+    folder = tmp_path_factory.mktemp("markup")
+    document = json.loads(json.dumps(documents["no_scale"]))
+    document.update(student_id=MARKUP, submission="evil-1")
+    failed = next(t for t in document["tests"] if t["status"] != "passed")
+    failed["name"] = "check " + MARKUP
+    failed["output"] = f"제목 {MARKUP}\n진단 {MARKUP}"
+    (folder / "results").mkdir()
+    (folder / "results" / "evil-1.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    write_all(folder, "01")
+    return folder, document

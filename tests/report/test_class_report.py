@@ -21,14 +21,30 @@ def report(graded):
 
 
 def test_report_files_and_charts_exist(graded):
-    """report.md, report.html and both charts are written; the charts are valid, non-blank PNGs."""
+    """report.md and report.html are written; the HTML draws both charts inline, titled in Korean."""
     folder, answer = graded
     assert answer["report"] == folder / "report.html"
     for name in ("report.md", "report.html"):
         assert (folder / name).stat().st_size > 0
-    for name in (classreport.HISTOGRAM, classreport.PASS_RATES):
-        assert_png(folder / name)
-    assert classreport.HISTOGRAM in (folder / "report.md").read_text(encoding="utf-8")
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert [title for title in re.findall(r'<svg class="chart" role="img" aria-label="([^"]*)"', html)] == [
+        "점수 분포", "검사별 통과율"]
+    assert not re.search(r"(src|href)=|url\((?!#)|<link|<img", html)
+
+
+def test_charts_draw_one_bar_per_bin_and_per_check(report, graded):
+    """The histogram's bar heights follow the bin counts; the pass-rate bars' widths follow the rates."""
+    _, summary = report
+    html = (graded[0] / "report.html").read_text(encoding="utf-8")
+    histogram, rates = re.findall(r"<svg.*?</svg>", html)
+    heights = [float(h) for h in re.findall(r'<rect class="bar" [^>]*height="([\d.]+)"', histogram)]
+    counts = [count for _, _, count in summary["histogram"]]
+    assert len(heights) == len(counts)
+    assert [h / max(heights) for h in heights] == pytest.approx([c / max(counts) for c in counts], abs=1e-3)
+    widths = [float(w) for w in re.findall(r'<rect class="bar" [^>]*width="([\d.]+)"', rates)]
+    assert len(widths) == len(summary["pass_rates"])
+    top = max(widths) / max(e["rate"] for e in summary["pass_rates"].values())
+    assert widths == pytest.approx([top * e["rate"] for e in summary["pass_rates"].values()], abs=0.1)
 
 
 def test_histogram_counts_match_the_scores(report, documents):
@@ -51,7 +67,7 @@ def test_score_summary_matches(report, documents):
     scores = [d["score"] for d in documents.values()]
     assert summary["scores"]["mean"] == pytest.approx(sum(scores) / len(scores))
     assert summary["scores"]["min"] == min(scores) and summary["scores"]["max"] == max(scores)
-    assert f"{len(scores)} submissions" in markdown and f"Mean {sum(scores) / len(scores):.1f}" in markdown
+    assert f"제출 {len(scores)}건" in markdown and f"평균 {sum(scores) / len(scores):.1f}점" in markdown
 
 
 def test_pass_rates_match(report, documents):
@@ -76,7 +92,8 @@ def test_diagnosis_counts_match(report, documents):
                   if any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
         assert count == len(having), text
     for text, count in topics[: classreport.TOP_TOPICS]:
-        assert f"| {count} | {text.replace('<', '&lt;').replace('>', '&gt;').replace('|', chr(92) + '|')} |" in markdown
+        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", chr(92) + "|")
+        assert f"| {count} | {escaped} |" in markdown
     counts = [count for _, count in topics]
     assert counts == sorted(counts, reverse=True)
 
@@ -105,8 +122,8 @@ def test_grading_time_matches(report, documents):
     total = sum(d["seconds"] for d in documents.values())
     assert summary["timing"]["total"] == pytest.approx(total)
     assert summary["timing"]["timed"] == len(documents)
-    assert f"| sum of per-submission seconds | {total:.1f} s ({len(documents)} timed) |" in markdown
-    assert "| wall time of the grading run | 12.5 s |" in markdown
+    assert f"| 제출별 채점 시간의 합 | {total:.1f}초 ({len(documents)}건 측정) |" in markdown
+    assert "| 채점 실행의 벽시계 시간 | 12.5초 |" in markdown
 
 
 def test_class_table_lists_everyone(report, documents):
@@ -123,7 +140,7 @@ def test_empty_folder_gives_a_report(tmp_path):
 
     answer = write_all(tmp_path, "01")
     assert answer["results"] == 0
-    assert "No results found" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert classreport.NOTHING in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
 def test_diagnosis_vocabulary_is_the_judges():
@@ -142,3 +159,13 @@ def test_docs_pictures_are_valid_pngs():
 
     for name in ("feedback.png", "report.png"):
         assert_png(paths.ROOT / "docs" / name)
+
+
+def test_report_speaks_korean(graded):
+    """Every heading, table header and chart label of the report is Korean (check ids and numbers aside)."""
+    html = (graded[0] / "report.html").read_text(encoding="utf-8")
+    hangul = re.compile("[\uac00-\ud7a3]")
+    labels = re.findall(r"<h[12]>(.*?)</h[12]>", html) + [h for h in re.findall(r"<th>(.*?)</th>", html) if h]
+    labels += re.findall(r'<text [^>]*text-anchor="(?:middle)"[^>]*>([^<]*[^\d\s/()%.,\[\]<][^<]*)</text>', html)
+    assert len(labels) > 20
+    assert [label for label in labels if not hangul.search(label)] == []

@@ -12,12 +12,12 @@ from grader.report import picture
 from grader.report.results import diagnosis
 
 from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
-from .pngcheck import assert_png
 from tests.conftest import floats_in
 
 pytestmark = pytest.mark.report
 STUDENTS = sorted(GRADED) + sorted(BROKEN)
 NUMBER = re.compile(r"-?\d+\.\d+")
+MISSING_PICTURE = ["only_output", "stub", "looper", "crasher", "garbled"]
 
 
 def _folder(graded, student):
@@ -25,26 +25,53 @@ def _folder(graded, student):
 
 
 def _texts(folder):
-    """The feedback's Markdown and its HTML without the embedded images."""
-    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", (folder / "feedback.html").read_text(encoding="utf-8"))
-    return (folder / "feedback.md").read_text(encoding="utf-8"), html
+    """The feedback's Markdown and HTML."""
+    return (folder / "feedback.md").read_text(encoding="utf-8"), (folder / "feedback.html").read_text(encoding="utf-8")
+
+
+def _md(text):
+    """`text` as the Markdown page writes it (markup characters as entities)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _heatmaps(html):
+    """[(caption, [[cell value text, …], …])] of the page's heatmap tables."""
+    found = []
+    for caption, table in re.findall(r"<figcaption>(.*?)</figcaption><table class=\"heatmap\"(.*?)</table>", html):
+        rows = [re.findall(r'data-value="([^"]*)"', row) for row in table.split("</tr>")]
+        found.append((caption, [row for row in rows if row]))
+    return found
 
 
 @pytest.mark.parametrize("student", STUDENTS)
-def test_every_student_gets_markdown_html_and_a_valid_heatmap(graded, student):
-    """feedback.md, feedback.html and attention.png exist for each results.json; the PNG is a real, non-blank image."""
+def test_every_student_gets_markdown_html_and_a_heatmap(graded, student):
+    """feedback.md and feedback.html exist for each results.json; the HTML draws the reference heatmap as coloured
+    cells (3 × 3 for the seed input), and the student's beside it when there is one; only the two files are written."""
     folder = _folder(graded, student)
     assert (folder / "feedback.md").stat().st_size > 0
-    assert (folder / "feedback.html").stat().st_size > 0
-    assert_png(folder / "attention.png")
+    assert sorted(p.name for p in folder.iterdir()) == ["feedback.html", "feedback.md"]
+    maps = _heatmaps((folder / "feedback.html").read_text(encoding="utf-8"))
+    assert maps[-1][0] == "기준 p_attn" and len(maps[-1][1]) == 3 and all(len(row) == 3 for row in maps[-1][1])
+    assert len(maps) == (1 if student in MISSING_PICTURE else 2)
     assert graded[1]["results"] == len(STUDENTS)
 
 
-def test_html_is_self_contained(graded):
-    """The HTML embeds its image (nbgrader releases the .html file alone) and loads nothing from elsewhere."""
+def test_heatmap_cells_hold_the_students_and_the_reference_values(graded, documents):
+    """The cells are the student's seed p_attn and the reference, to 3 decimals, in row order, coloured by value."""
     html = (_folder(graded, "no_scale") / "feedback.html").read_text(encoding="utf-8")
-    assert "data:image/png;base64," in html
-    assert not re.search(r'(src|href)="(?!data:)', html)
+    (mine, student), (_, reference) = _heatmaps(html)
+    assert mine == "내 p_attn"
+    assert student == [[f"{x:.3f}" for x in row] for row in documents["no_scale"]["picture"]["student"]]
+    assert reference == [[f"{x:.3f}" for x in row] for row in picture.reference(CHAPTER)]
+    assert student != reference
+    assert re.search(r'<td style="background:#[0-9a-f]{6};color:#fff" title="0\.999"', html)  # the darkest cell
+
+
+def test_html_is_self_contained(graded):
+    """The page draws inline (nbgrader releases the .html file alone) and loads nothing: no src, href or url()."""
+    html = (_folder(graded, "no_scale") / "feedback.html").read_text(encoding="utf-8")
+    assert '<table class="heatmap"' in html
+    assert not re.search(r"(src|href)=|url\(|@import|<link|<img", html)
 
 
 @pytest.mark.parametrize("student", STUDENTS)
@@ -56,7 +83,7 @@ def test_score_and_every_failed_diagnosis_are_shown(graded, documents, student):
     for test in document["tests"]:
         if test["status"] == "failed":
             for line in diagnosis(test).splitlines():
-                assert line.replace("<", "&lt;").replace(">", "&gt;") in markdown
+                assert _md(line) in markdown
     assert "통과" in markdown and "검사별 점수" in html
 
 
@@ -67,7 +94,7 @@ def test_a_correct_submission_is_congratulated(graded):
     assert "실패한 검사의 진단" not in markdown
 
 
-@pytest.mark.parametrize("student", ["only_output", "stub", "looper", "crasher", "garbled"])
+@pytest.mark.parametrize("student", MISSING_PICTURE)
 def test_missing_student_picture_gets_a_korean_note(graded, documents, student):
     """No p_attn from the student (error, wrong return, no run) → a Korean note instead of the student's heatmap."""
     assert picture.student(_result(documents, student)) is None

@@ -146,3 +146,186 @@ except OSError as error:
 else:
     raise RuntimeError("CONNECTED to the host")
 """
+
+
+# Tries every way back to root, then reports the ids and capabilities the kernel shows for this process.
+REGAIN_ROOT = """\
+import os
+
+attempts = {
+    "setuid": lambda: os.setuid(0),
+    "seteuid": lambda: os.seteuid(0),
+    "setreuid": lambda: os.setreuid(0, 0),
+    "setresuid": lambda: os.setresuid(0, 0, 0),
+    "setgid": lambda: os.setgid(0),
+    "setresgid": lambda: os.setresgid(0, 0, 0),
+    "setgroups": lambda: os.setgroups([0]),
+}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+    except OSError as error:
+        print("REFUSED", name, type(error).__name__)
+    else:
+        print("ALLOWED", name)
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+for field in ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapAmb"):
+    print(field.upper(), *status[field].split())
+print("RESUID", *os.getresuid())
+"""
+
+
+def leak_hunt(salt, fingerprints, skipped_trees=(), file_root="/", probe="grader.checks.ch01_probe"):
+    """Search everything within reach for the hidden expected values, at import and in the first call of attention.
+
+    A fingerprint is sha256(salt + "a,b,c") of three consecutive expected values formatted with 7 significant
+    digits, so the submission carries no expected value itself. It prints what it searched (SEARCHED, JSON counts)
+    and each place where a fingerprinted run turned up (FOUND, JSON counts), and returns zeros. Files are read
+    everywhere under `file_root` except in `skipped_trees` (the host's read-only /usr and Python installation:
+    3.8 GB in 210,000 files, the host's own software, no grader data) and /proc, /sys, /dev.
+    """
+    return f'''\
+import gc, hashlib, json, os, re, sys
+
+SALT = {salt!r}
+WANTED = frozenset({sorted(fingerprints)!r})
+FILE_ROOT = {file_root!r}
+SKIPPED = {sorted(skipped_trees)!r}
+PROBE = {probe!r}
+NUMBER = re.compile(r"-?(?:[0-9]+[.][0-9]*|[.][0-9]+)(?:[eE][-+]?[0-9]+)?|-?[0-9]+[eE][-+]?[0-9]+")
+BYTES_NUMBER = re.compile(NUMBER.pattern.encode())
+SEVEN_DIGITS = re.compile(r"[0-9][.][0-9]{{4}}")  # in any value written to 7 significant digits or more
+BYTES_SEVEN_DIGITS = re.compile(SEVEN_DIGITS.pattern.encode())
+FOUND, SEARCHED = {{}}, {{}}
+
+
+def floats(where, values):
+    """Count fingerprinted runs of three consecutive floats in `values`."""
+    values = [value for value in values if type(value) is float]
+    SEARCHED[where] = SEARCHED.get(where, 0) + len(values)
+    for start in range(len(values) - 2):
+        text = ",".join(format(value, ".7g") for value in values[start:start + 3])
+        if hashlib.sha256((SALT + text).encode()).hexdigest() in WANTED:
+            FOUND[where] = FOUND.get(where, 0) + 1
+
+
+def text(where, data):
+    """Count fingerprinted runs among the numbers written in `data` (str or bytes)."""
+    number, seven = (NUMBER, SEVEN_DIGITS) if isinstance(data, str) else (BYTES_NUMBER, BYTES_SEVEN_DIGITS)
+    if seven.search(data):
+        floats(where, [float(token) for token in number.findall(data)])
+
+
+def items(where, values):
+    """The floats, strings and bytes held directly by a container."""
+    values = list(values)
+    floats(where, values)
+    for value in values:
+        if isinstance(value, (str, bytes, bytearray)) and len(value) >= 20:
+            text(where, value)
+
+
+def tensor(where, value):
+    """The values of a floating-point tensor."""
+    try:
+        if value.is_floating_point() and value.numel() <= 10**6:
+            floats(where, value.detach().reshape(-1).tolist())
+    except Exception:
+        pass
+
+
+def walk(where, value, seen, depth=0):
+    """Everything reachable from `value` through containers and attributes (other modules aside)."""
+    if id(value) in seen or depth > 8 or (depth and isinstance(value, type(sys))):
+        return
+    seen.add(id(value))
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        tensor(where, value)
+        return
+    if isinstance(value, dict):
+        children = [*value.keys(), *value.values()]
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        children = list(value)
+    else:
+        children = list(getattr(value, "__dict__", {{}}).values())
+        if not children:
+            return
+    items(where, children)
+    for child in children:
+        if not isinstance(child, (str, bytes, bytearray, int, float, type(None))) and not callable(child):
+            walk(where, child, seen, depth + 1)
+
+
+def processes():
+    """Environment and command line of this process and of every process visible in /proc."""
+    SEARCHED["environ_variables"] = len(os.environ)
+    text("environ", "\\n".join(key + "=" + value for key, value in os.environ.items()))
+    for pid in ["self", *(name for name in os.listdir("/proc") if name.isdigit())]:
+        for name in ("environ", "cmdline"):
+            try:
+                with open(f"/proc/{{pid}}/{{name}}", "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            SEARCHED["proc_files"] = SEARCHED.get("proc_files", 0) + 1
+            text("proc_" + name, data)
+
+
+def objects():
+    """Every object the garbage collector knows (the worker froze its heap: unfreeze it first)."""
+    gc.unfreeze()
+    torch = sys.modules.get("torch")
+    for value in gc.get_objects():
+        SEARCHED["gc_objects"] = SEARCHED.get("gc_objects", 0) + 1
+        if isinstance(value, dict):
+            items("gc", [*value.keys(), *value.values()])
+        elif isinstance(value, (list, tuple)):
+            items("gc", value)
+        elif torch is not None and isinstance(value, torch.Tensor):
+            tensor("gc", value)
+
+
+def files():
+    """Every readable regular file under FILE_ROOT (up to 8 MB each), outside SKIPPED, /proc, /sys and /dev."""
+    skipped = {{*SKIPPED, "/proc", "/sys", "/dev"}}
+    for folder, subfolders, names in os.walk(FILE_ROOT):
+        subfolders[:] = [name for name in subfolders if os.path.join(folder, name) not in skipped]
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                if not os.path.isfile(path) or os.path.islink(path) or os.path.getsize(path) > 8 << 20:
+                    continue
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                continue
+            SEARCHED["files_read"] = SEARCHED.get("files_read", 0) + 1
+            text("files", data)
+
+
+def hunt(moment):
+    """Search everything (files at import only: they do not change), print the counts, start afresh."""
+    processes()
+    SEARCHED["probe_module"] = int(PROBE in sys.modules)
+    walk("probe", sys.modules.get(PROBE), set())
+    objects()
+    if moment == "import":
+        files()
+    print("SEARCHED", moment, json.dumps(SEARCHED, sort_keys=True))
+    print("FOUND", moment, json.dumps(FOUND, sort_keys=True))
+    FOUND.clear()
+    SEARCHED.clear()
+
+
+hunt("import")
+_calls = []
+
+
+def attention(query, key, value):
+    if not _calls:
+        _calls.append(1)
+        hunt("call")
+    import torch
+    return torch.zeros(1), None
+'''

@@ -1,12 +1,8 @@
-"""A correct submission passes; results do not depend on the number of workers; grading is fast."""
-import time
-
+"""A correct submission passes; results do not depend on the number of workers (speed: bench/bench_sandbox.py)."""
 import pytest
 
-from grader.sandbox import SandboxPool
-
 from . import submissions as s
-from .conftest import PROBE, TEST_LIMITS, passed, run_batch
+from .conftest import passed, run_batch
 
 pytestmark = pytest.mark.sandbox
 
@@ -28,7 +24,7 @@ def test_correct_submission_passes_every_case(bwrap_pool, solution_source, case_
     assert passed(result), result
     assert list(result.result["traces"]) == case_names
     assert result.stdout == "" and result.stderr == ""
-    assert 0 < result.seconds < TEST_LIMITS.wall_seconds
+    assert result.seconds > 0
 
 
 def test_results_identical_for_one_and_two_workers(bwrap_pool, serial_pool, solution_source, case_names):
@@ -60,22 +56,3 @@ def test_results_stream_lazily(bwrap_pool, solution_source, case_names):
     assert first.status == "ok"
     assert len(pulled) <= 2 + 1  # one per worker, plus the one replacing the first finished
     assert len(list(stream)) == 5
-
-
-def test_twenty_submissions_are_fast(need_bwrap, solution_source, case_names, capsys):
-    """20 submissions with jobs=2 cost far less than a Python+torch start-up each (timings are printed)."""
-    started = time.monotonic()
-    with SandboxPool(PROBE, jobs=2, limits=TEST_LIMITS) as pool:
-        first = run_batch(pool, [(f"cold{i}", solution_source, case_names) for i in range(20)])
-        cold = time.monotonic() - started
-        startup = [worker.startup_seconds for worker in pool._workers if worker is not None]
-        warm_started = time.monotonic()
-        second = run_batch(pool, [(f"warm{i}", solution_source, case_names) for i in range(20)])
-        warm = time.monotonic() - warm_started
-    assert all(passed(result) for result in [*first.values(), *second.values()])
-    with capsys.disabled():
-        print(f"\n[sandbox timing] 20 submissions incl. start-up: {cold:.2f} s; worker start-up {startup} s; "
-              f"20 more on warm workers: {warm:.2f} s ({warm / 20 * 1000:.0f} ms each, jobs=2)")
-    # Generous bounds: other work may share this 2-core machine. Idle, expect ~2.5 s and ~0.5 s.
-    assert warm < 20 * 0.5
-    assert cold < 30

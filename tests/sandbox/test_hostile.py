@@ -68,6 +68,7 @@ def hostile(bwrap_pool, solution_source, case_names):
         "growing_touched_list": s.GROWING_TOUCHED_LIST,
         "fork_bomb": s.FORK_BOMB,
         "fork_counter": s.prelude(s.fork_counter(), solution_source),
+        "regain_root": s.prelude(s.REGAIN_ROOT, solution_source),
         "orphan": s.prelude(s.orphan(1000), solution_source),
         "peek": s.prelude(s.peek(REPO), solution_source),
         "write_outside": s.prelude(s.write_outside(outside), solution_source),
@@ -97,7 +98,7 @@ def _errors(result):
 
 def test_every_submission_gets_exactly_one_result(hostile):
     """The batch finishes and reports each submission once, all in the bubblewrap sandbox."""
-    assert len(hostile.results) == 28
+    assert len(hostile.results) == 29
     assert {result.sandbox for result in hostile.results.values()} == {"bubblewrap"}
 
 
@@ -133,10 +134,10 @@ def test_os_exit_before_result_is_no_result(hostile, name):
 
 @pytest.mark.parametrize("name", TIMEOUTS)
 def test_endless_code_times_out(hostile, name):
-    """Busy loops, long sleeps, SIGTERM-ignoring loops and fork bombs end as timeout within the limit."""
+    """Busy loops, long sleeps, SIGTERM-ignoring loops and fork bombs end as timeout (the runner's wall limit; the
+    pool's own deadline, GRACE_SECONDS later, would report crashed)."""
     result = hostile.results[name]
     assert result.status == "timeout"
-    assert result.seconds < TEST_LIMITS.wall_seconds + 2
 
 
 @pytest.mark.parametrize("name", MEMORY)
@@ -149,7 +150,6 @@ def test_memory_touching_bomb_is_bounded(hostile):
     """A list of 100 MB bytes objects stops at the address-space limit, or at the wall limit where page faults are slow."""
     result = hostile.results["growing_touched_list"]
     assert result.status in ("memory", "timeout")
-    assert result.seconds < TEST_LIMITS.wall_seconds + 2
 
 
 def test_process_limit_applies_to_an_unprivileged_uid(hostile):
@@ -160,6 +160,27 @@ def test_process_limit_applies_to_an_unprivileged_uid(hostile):
     assert int(words[words.index("FORKED") + 1]) < TEST_LIMITS.max_processes
     assert int(words[words.index("UID") + 1]) >= 2**31
     assert int(words[words.index("CAPEFF") + 1], 16) == 0
+
+
+def test_root_cannot_be_regained(hostile):
+    """setuid(0), seteuid(0), setreuid, setresuid(0, 0, 0), setgid(0), setresgid and setgroups([0]) are all refused;
+    /proc/self/status shows the same unprivileged uid as real, effective, saved and file-system uid (gids alike),
+    no supplementary groups, and no capability permitted, effective, inheritable or ambient."""
+    result = hostile.results["regain_root"]
+    assert passed(result), result
+    lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()}
+    refused = [line.split()[1:] for line in result.stdout.splitlines() if line.startswith("REFUSED")]
+    assert "ALLOWED" not in lines, result.stdout
+    assert sorted(name for name, _ in refused) == sorted(
+        ["setuid", "seteuid", "setreuid", "setresuid", "setgid", "setresgid", "setgroups"])
+    assert {error for _, error in refused} == {"PermissionError"}
+    for field in ("UID", "GID"):
+        ids = {int(number) for number in lines[field]}
+        assert len(lines[field]) == 4 and len(ids) == 1 and ids.pop() >= 2**31, (field, lines[field])
+    assert lines["RESUID"] == lines["UID"][:3]
+    assert lines["GROUPS"] == []
+    for field in ("CAPINH", "CAPPRM", "CAPEFF", "CAPAMB"):
+        assert int(lines[field][0], 16) == 0, (field, lines[field])
 
 
 def test_no_process_survives_grading(hostile):
@@ -180,7 +201,7 @@ def test_repository_is_invisible(hostile):
                      if tree.startswith(str(REPO) + "/")})
     assert lines["REPO"] == (repr(inside) if inside else "None")
     assert lines["CODE"] == "['__init__.py', 'checks', 'sandbox']"
-    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'loading.py', 'tensors.py']"
+    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'ipython.py', 'loading.py', 'tensors.py']"
     assert "OPEN" in lines
 
 

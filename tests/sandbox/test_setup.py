@@ -36,9 +36,29 @@ def test_limits_round_trip_as_json():
     assert Limits.from_json(limits.to_json()) == limits
 
 
-def test_bubblewrap_is_detected(need_bwrap):
-    """bubblewrap_available() is true on this machine (bwrap 0.8 is installed)."""
-    assert bubblewrap_available()
+@pytest.fixture
+def fresh_detection(monkeypatch):
+    """bubblewrap_available() forgets its cached answer before and after the test (PATH is restored after it)."""
+    bubblewrap_available.cache_clear()
+    yield monkeypatch
+    bubblewrap_available.cache_clear()
+
+
+def test_missing_bwrap_is_not_detected(fresh_detection, tmp_path):
+    """With no bwrap on PATH, bubblewrap is reported unavailable (and the pool would fall back, saying so)."""
+    fresh_detection.setenv("PATH", str(tmp_path))
+    assert bwrap.bubblewrap_path() is None
+    assert not bubblewrap_available()
+
+
+def test_bwrap_that_does_not_sandbox_is_not_detected(fresh_detection, tmp_path):
+    """A `bwrap` that runs the program without a new pid namespace does not count as working bubblewrap."""
+    fake = tmp_path / "bwrap"
+    fake.write_text('#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n')
+    fake.chmod(0o755)
+    fresh_detection.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    assert bwrap.bubblewrap_path() == str(fake)
+    assert not bubblewrap_available()
 
 
 def test_command_hides_the_repository(need_bwrap, tmp_path):

@@ -39,10 +39,10 @@ def test_kill_minus_one_cannot_take_the_worker_down(sequence):
 
 
 def test_stopping_the_parent_is_detected(sequence):
-    """SIGSTOP sent to the supervisor is noticed by the worker, which kills it: crashed, not a hang."""
+    """SIGSTOP sent to the supervisor is noticed by the worker, which kills it: crashed, not a hang (had the pool's
+    deadline ended it instead, the worker would have been replaced: see test_the_worker_was_never_replaced)."""
     results, _, _ = sequence
     assert results["stop_parent"].status == "crashed"
-    assert results["stop_parent"].seconds < 5
     assert passed(results["after_stop_parent"])
 
 

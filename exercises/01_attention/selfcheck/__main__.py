@@ -2,31 +2,72 @@
 """Self-check from the command line: `python -m selfcheck [PATH] [--json]` in a chapter folder."""
 import argparse
 import json
+import os
 import sys
+import threading
+from pathlib import Path
 
+from . import chapter as load_chapter
 from . import chapter_ids, results, runner
 
+DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
 
-def main(argv=None, chapter=None, default_path="transformer.py"):
+
+def main(argv=None, chapter=None, default_path=None):
     """Run the visible checks on PATH, print the Korean table (or Gradescope JSON); exit 1 on a failure."""
     parser = argparse.ArgumentParser(prog="python -m selfcheck", description="공개 검사로 내 코드를 점검합니다.")
-    parser.add_argument("path", nargs="?", default=default_path, help=".py 파일 또는 채운 노트북(.ipynb)")
+    parser.add_argument("path", nargs="?", default=default_path,
+                        help=".py 파일 또는 채운 노트북(.ipynb); 생략하면 transformer.py, 없으면 이 폴더의 노트북")
     parser.add_argument("--json", action="store_true", help="Gradescope results.json 형식으로 출력")
     parser.add_argument("--chapter", default=chapter, help="장 번호 (예: 01)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="이 시간(초)이 지나면 멈춥니다")
     parser.add_argument("--hidden", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     known = chapter_ids()
     chapter = args.chapter or (known[-1] if len(known) == 1 else None)
     if chapter is None:
         parser.error(f"--chapter가 필요합니다 (가능한 장: {', '.join(known)})")
-    outcome = runner.run(chapter, args.path, visible_only=not args.hidden)
+    path = args.path or default_file(chapter)
+    timer = _time_limit(args.timeout)
+    try:
+        outcome, notes = runner.check(chapter, path, visible_only=not args.hidden)
+    finally:
+        timer.cancel()
     if args.json:
-        print(json.dumps(results.gradescope(outcome), ensure_ascii=False, indent=2))
+        print(json.dumps(results.gradescope(outcome, {"notes": notes} if notes else None), ensure_ascii=False, indent=2))
     else:
-        print(results.table(outcome, heading=f"{chapter} 자가 점검: {args.path}"))
+        case_texts = tuple(load_chapter(chapter).case_texts().values())
+        print(results.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes, case_texts=case_texts))
         if not all(r.passed for r in outcome):
-            print("\n실패한 검사의 안내(└)를 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")
+            print("\n원인을 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")
     return 0 if all(r.passed for r in outcome) else 1
+
+
+def default_file(chapter, folder="."):
+    """transformer.py (the .py track); in a notebook folder, the chapter's notebook (or the folder's only one)."""
+    folder = Path(folder)
+    if (folder / "transformer.py").exists():
+        return "transformer.py"
+    notebooks = sorted(p.name for p in folder.glob("*.ipynb"))
+    for name in notebooks:
+        if name.startswith(str(chapter)[:2]):
+            return name
+    return notebooks[0] if len(notebooks) == 1 else "transformer.py"
+
+
+def _time_limit(seconds):
+    """A timer that ends the self-check after `seconds`, with a Korean explanation (student code may loop forever)."""
+
+    def stop():
+        print(f"\n자가 점검을 {seconds:g}초 만에 멈췄습니다: 코드가 끝나지 않습니다. 무한 루프(끝나지 않는 while, "
+              "자기 자신을 부르는 함수)나 너무 큰 계산이 없는지 확인하세요. 채점에서도 시간 제한을 넘으면 0점입니다.",
+              file=sys.stderr, flush=True)
+        os._exit(3)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 if __name__ == "__main__":

@@ -4,14 +4,14 @@ import contextlib
 import sys
 
 from . import chapter as load_chapter
-from . import references
+from . import references, tracks
 from .execute import execute
 from .framework import judge
 from .loading import SubmissionError, read_source
 
 
-def run(chapter, path, visible_only=True):
-    """Check the student's file at `path`; return the list of CheckResult."""
+def check(chapter, path, visible_only=True):
+    """Check the student's file at `path`: (CheckResults in the words of its track, notes on skipped IPython commands)."""
     declared = load_chapter(chapter)
     try:
         source = read_source(path)
@@ -21,4 +21,10 @@ def run(chapter, path, visible_only=True):
         # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
         with contextlib.redirect_stdout(sys.stderr):
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
-    return judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
+    results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
+    return tracks.results_for(results, tracks.track_of(path)), outcome.get("notes", [])
+
+
+def run(chapter, path, visible_only=True):
+    """Check the student's file at `path`; return the list of CheckResult."""
+    return check(chapter, path, visible_only)[0]

@@ -106,8 +106,12 @@ class Evidence:
         """The same evidence, limited to the traces of the check's `cases` and `reads`."""
         return Evidence(self.traces, self.references, self.probe, check.cases, check.all_cases, self._memo)
 
+    def may_read(self, case):
+        """Whether the check declared `case` (in `cases` or `reads`), so its trace may be read."""
+        return self._readable is None or case in self._readable
+
     def trace(self, case):
-        if self._readable is not None and case not in self._readable:
+        if not self.may_read(case):
             raise UndeclaredCase(f"the check reads case {case!r} but declares neither cases= nor reads= with it")
         return self.traces.get(case) or {"error": {"type": "NoTrace", "message": ""}}
 
@@ -212,9 +216,12 @@ def outcome_failure(outcome):
     if "failure" in outcome:
         return outcome["failure"]
     if "load_error" in outcome:
+        from .loading import place
+
         error = outcome["load_error"]
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
-        return messages.load_error(detail)
+        where = place(error.get("where"))
+        return messages.load_error(f"{detail}{', ' + where if where else ''}")
     if not isinstance(outcome.get("traces"), dict):
         return messages.UNREADABLE_OUTCOME
     return None

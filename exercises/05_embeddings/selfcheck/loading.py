@@ -3,12 +3,25 @@
 
 Shipped to students as part of `selfcheck/` and used inside the grading sandbox; it never sees
 reference data. Every failure is a `SubmissionError` with a Korean message for the student.
+
+A notebook is read as Jupyter runs it: every code cell the student wrote or added (nbgrader's answer
+cells and cells without nbgrader metadata), in order, each translated from IPython syntax; the
+read-only demo and test cells are left out. Each cell is compiled on its own, so an error names the
+cell and the line the student sees.
 """
 import json
+import linecache
+import re
+import sys
 import types
 from pathlib import Path
 
+from . import ipython
+
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
+PY_FILE = "transformer.py"
+CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
+CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+)\]$", re.MULTILINE)
 
 
 class SubmissionError(Exception):
@@ -16,7 +29,7 @@ class SubmissionError(Exception):
 
 
 def read_source(path):
-    """Return the Python source of a `.py` file or of a notebook's answer cells."""
+    """Return the Python source of a `.py` file or of a notebook's student cells."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -36,18 +49,24 @@ def read_source(path):
 
 
 def notebook_source(text):
-    """Join the code of a notebook's answer cells (nbgrader `solution` cells, else every non-test code cell)."""
+    """The student's code cells as one source: each cell under a `# %% [selfcheck: 코드 셀 N]` header, where N
+    counts the notebook's code cells from the top (read-only demo and test cells count but are left out)."""
     try:
         notebook = json.loads(text)
         cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
     except (ValueError, KeyError, TypeError, AttributeError):
         raise SubmissionError("노트북 파일(.ipynb)이 손상되어 읽을 수 없습니다. Jupyter에서 열어 다시 저장해 주세요.") from None
-    answers = [cell for cell in cells if _nbgrader(cell).get("solution")]
-    if not answers:
-        answers = [cell for cell in cells if not _nbgrader(cell).get("grade")]
-    if not answers:
+    written = [(number, cell) for number, cell in enumerate(cells, 1) if _written_by_student(cell)]
+    if not written:
         raise SubmissionError("노트북에 코드 셀이 없습니다.")
-    return "\n\n".join(_without_magics(_cell_text(cell)) for cell in answers)
+    return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell))}".rstrip("\n") + "\n"
+                     for number, cell in written)
+
+
+def _written_by_student(cell):
+    """An answer cell, or a cell the student added; not a read-only (locked) demo or a graded test cell."""
+    nbgrader = _nbgrader(cell)
+    return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))
 
 
 def _nbgrader(cell):
@@ -65,15 +84,79 @@ def _cell_text(cell):
     return source
 
 
-def _without_magics(source):
-    """Comment out IPython-only lines (`%magic`, `!shell`) so the cell is plain Python."""
-    lines = source.splitlines()
-    return "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line for line in lines)
+def units(source):
+    """[(file name, code)]: a notebook source's cells (named `코드 셀 N`), or the whole `.py` source."""
+    pieces = CELL_LINE.split(source)
+    if len(pieces) == 1:
+        return [(PY_FILE, source)]
+    return [(name, code.removeprefix("\n")) for name, code in zip(pieces[1::2], pieces[2::2])]
 
 
-def module_from_source(source, name="submission"):
-    """Execute `source` as a fresh module named `name` and return it (exceptions propagate)."""
+def module_from_source(source, name="submission", notes=None):
+    """Execute `source` (cell by cell for a notebook) as a fresh module named `name` and return it.
+
+    Exceptions propagate. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`.
+    """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
-    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    shell = ipython.SkippingShell(module.__dict__, notes if notes is not None else [])
+    module.get_ipython = lambda: shell
+    for filename, code in units(source):
+        linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+        exec(compile(code, filename, "exec"), module.__dict__)
     return module
+
+
+def student_line(error):
+    """{"file", "line", "text"}: where in the student's own code `error` happened (the deepest such frame), or None."""
+    if isinstance(error, SyntaxError) and _is_student_file(error.filename):
+        return {"file": _shown(error.filename), "line": error.lineno or 0, "text": (error.text or "").strip()[:200]}
+    found = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if _is_student_file(filename) or _jupyter_cell(filename):
+            found = (filename, traceback.tb_lineno)
+        traceback = traceback.tb_next
+    if found is None:
+        return None
+    filename, line = found
+    return {"file": _jupyter_cell(filename) or _shown(filename), "line": line,
+            "text": linecache.getline(filename, line).strip()[:200]}
+
+
+def _jupyter_cell(filename):
+    """`In[5]` when `filename` is a cell this Jupyter kernel ran (the notebook's check cells run there), else None."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    try:
+        named = shell.compile.format_code_name(filename)
+    except (AttributeError, TypeError):
+        return None
+    return named[1] if named else None
+
+
+def _shown(filename):
+    return PY_FILE if Path(filename).name == PY_FILE else filename
+
+
+def _is_student_file(filename):
+    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells."""
+    return Path(filename or "").name == PY_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
+
+
+def place(where):
+    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄` or `transformer.py 12번째 줄` (+ the line)."""
+    if not where:
+        return ""
+    file, line = where["file"], where["line"]
+    cell = re.fullmatch(r"코드 셀 (\d+)", file)
+    jupyter = re.fullmatch(r"In\[(\d+)\]", file)
+    if cell:
+        text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄"
+    elif jupyter:
+        text = f"실행 번호 [{jupyter.group(1)}]인 셀의 {line}번째 줄"
+    else:
+        text = f"{file} {line}번째 줄"
+    return text + (f": `{where['text']}`" if where.get("text") else "")
+

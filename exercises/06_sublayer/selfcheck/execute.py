@@ -9,15 +9,23 @@ from .tensors import describe_exception
 
 
 def execute(source, probe, case_names):
-    """Load `source` as a module, run `probe.run_case` for each case; return a plain-data dict."""
+    """Load `source` as a module, run `probe.run_case` for each case; return a plain-data dict
+    (`notes`: the IPython commands that were skipped, when there were any)."""
+    notes = []
     try:
-        module = module_from_source(source)
+        module = module_from_source(source, notes=notes)
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
-        return {"load_error": describe_exception(error)}
+        return _with_notes({"load_error": describe_exception(error)}, notes)
     traces = {}
     for name in case_names:
         try:
             traces[name] = probe.run_case(module, name)
         except BaseException as error:
             traces[name] = {"error": describe_exception(error)}
-    return {"traces": traces}
+    return _with_notes({"traces": traces}, notes)
+
+
+def _with_notes(outcome, notes):
+    if notes:
+        outcome["notes"] = list(notes)
+    return outcome

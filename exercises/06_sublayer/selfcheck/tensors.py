@@ -69,6 +69,15 @@ def portable_randn(shape, generator, dtype=None):
 
 
 def describe_exception(error):
-    """The exception's type and first line, shortened: enough for a diagnosis, no traceback."""
+    """The exception's type and first line, shortened: enough for a diagnosis, no traceback; `where`: the
+    student's own line it happened on, when it did (see `loading.student_line`)."""
+    from .loading import student_line
+
     message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return {"type": type(error).__name__, "message": message[:300]}
+    if isinstance(error, SyntaxError):
+        message = str(error.msg or "")
+    described = {"type": type(error).__name__, "message": message[:300]}
+    where = student_line(error)
+    if where:
+        described["where"] = where
+    return described

@@ -11,6 +11,7 @@ import torch
 
 from . import messages
 from .compare import close, decode
+from .errortext import runtime_error
 from .framework import Finding, Verdict
 
 PAIR = ("출력", "p_attn")
@@ -32,7 +33,7 @@ def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=N
 
     In order: the stub (NotImplementedError) → `bugs["stub"]`; a missing function (named);
     `rules`, pairs (text found in the exception's message, bug key); a bug model of `models` that raises
-    the same exception; `fallback(evidence, case, error)`; else "실행 중 오류" (the message only on visible cases).
+    the same exception; `fallback(evidence, case, error)`; else `errortext.runtime_error` ("실행 중 오류가 났습니다 …").
     """
     kind, message = error["type"], error["message"]
     if kind == "NotImplementedError":
@@ -47,7 +48,7 @@ def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=N
         if found:
             return models.explain(evidence, case, found)
     problem = fallback(evidence, case, error) if fallback else None
-    return problem or messages.crashed(kind, message, show=evidence.visible(case))
+    return problem or runtime_error(evidence, case, error)
 
 
 def named(read):

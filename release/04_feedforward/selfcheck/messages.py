@@ -17,12 +17,6 @@ def missing(names):
     return f"{names} 함수를 찾을 수 없습니다. 함수 이름과 들여쓰기를 확인하세요."
 
 
-def crashed(kind, message="", show=True):
-    """The student's code raised; the message is shown for visible cases only."""
-    detail = f"{kind}: {message}" if show and message else kind
-    return f"실행 중 오류가 났습니다 ({detail})."
-
-
 def load_error(detail):
     return f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
 

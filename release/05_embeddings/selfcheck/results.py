@@ -38,19 +38,53 @@ def _pad(text, width):
     return text + " " * max(0, width - _width(text))
 
 
-def table(results, heading=""):
-    """A fixed-width Korean table: check, points, pass/fail, then each diagnosis under its row."""
+def causes(results, case_texts=()):
+    """[(cause, [titles of the failed checks it affects], [inputs it was seen on])]: each distinct diagnosis once,
+    in check order; a line `<case text>: <cause>` counts as `<cause>` seen on that input."""
+    grouped = {}
+    for r in results:
+        if r.passed:
+            continue
+        for line in (r.message or "").splitlines():
+            cause, case = _split_case(line.strip(), case_texts)
+            if not cause:
+                continue
+            titles, cases = grouped.setdefault(cause, ([], []))
+            if r.title not in titles:
+                titles.append(r.title)
+            if case and case not in cases:
+                cases.append(case)
+    return [(cause, titles, cases) for cause, (titles, cases) in grouped.items()]
+
+
+def _split_case(line, case_texts):
+    for case in sorted(case_texts, key=len, reverse=True):
+        if line.startswith(case + ": "):
+            return line[len(case) + 2:].strip(), case
+    return line, None
+
+
+def table(results, heading="", notes=(), case_texts=()):
+    """A fixed-width Korean table (check, points, pass/fail), then each cause once with the checks it affects."""
     titles = [r.title for r in results] + ["검사"]
     width = max(_width(t) for t in titles)
     lines = [heading] if heading else []
+    lines.extend(f"※ {note}" for note in notes)
     lines.append(f"{_pad('검사', width)}  {'점수':>9}  결과")
     lines.append("-" * (width + 20))
     for r in results:
         mark = "통과" if r.passed else "실패"
         lines.append(f"{_pad(r.title, width)}  {r.score:>4g}/{r.points:<4g}  {mark}")
-        if not r.passed and r.message:
-            lines.extend(f"    └ {part}" for part in r.message.splitlines())
     score, max_score = total(results)
     lines.append("-" * (width + 20))
     lines.append(f"{_pad('합계', width)}  {score:>4g}/{max_score:<4g}")
+    found = causes(results, case_texts)
+    if found:
+        lines.append("")
+        lines.append("원인 (아래는 그 원인으로 실패한 검사)")
+        for number, (cause, titles, cases) in enumerate(found, 1):
+            lines.append(f"{number}. {cause}")
+            lines.extend(f"    └ {title}" for title in titles)
+            if cases:
+                lines.append(f"      (입력: {', '.join(cases)})")
     return "\n".join(lines)

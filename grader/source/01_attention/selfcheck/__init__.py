@@ -30,6 +30,11 @@ def probe_module_name(number):
     return f"{__name__}.{probe_file(number)[:-3]}"
 
 
+def judge_module_name(number):
+    """The importable name of chapter `number`'s judge."""
+    return f"{__name__}.{judge_file(number)[:-3]}"
+
+
 def is_chapter_file(name):
     """Whether `name` is one chapter's probe or judge file (not the shared framework)."""
     return CHAPTER_FILE.match(name) is not None
@@ -46,7 +51,7 @@ def judge_module(chapter_id):
     number = str(chapter_id)[:2]
     if not (HERE / judge_file(number)).exists():
         raise LookupError(f"이 검사 모음에는 {chapter_id} 장의 검사가 없습니다.")
-    return importlib.import_module(f"{__name__}.{judge_file(number)[:-3]}")
+    return importlib.import_module(judge_module_name(number))
 
 
 def chapter(chapter_id):
@@ -61,15 +66,17 @@ def chapter(chapter_id):
 
 def verify(chapter_id, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
-    from . import references
+    __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
+    from . import references, tracks
     from .framework import judge
 
     declared = chapter(chapter_id)
     check = declared.check(check_name)
+    track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
     if isinstance(namespace, dict):
         namespace = types.SimpleNamespace(**namespace)
     traces = {case: _run(declared.probe, namespace, case) for case in check.all_cases}
-    (result,) = judge([check], declared.probe, {"traces": traces}, references.load(declared.id))
+    (result,) = tracks.results_for(judge([check], declared.probe, {"traces": traces}, references.load(declared.id)), track)
     if not result.passed:
         raise AssertionError(f"[{result.title}] {result.score:g}/{result.points:g}점 — {result.message}")
     print(f"통과: {result.title} ({result.points:g}점)")

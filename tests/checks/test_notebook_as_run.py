@@ -1,0 +1,265 @@
+"""Notebooks are graded as they run, errors name the student's line, messages fit the track (issue 10).
+
+Fixtures are written the way students write them: a helper function in a cell of its own, `files = !ls`,
+an indented `%timeit`, a typo, an infinite loop, on chapters 01 and 02.
+"""
+import copy
+import json
+import re
+import subprocess
+
+import pytest
+
+from grader.checks import chapter as load_chapter
+from grader.checks import loading, results, runner, tracks
+from grader.checks.__main__ import default_file
+from tests.conftest import PYTHON, ROOT
+
+from .support import copy_folder, student_env
+
+pytestmark = pytest.mark.checks
+
+STUB_LINE = "raise NotImplementedError("
+
+# Chapter 01's attention() as a student writes it in the answer cell, calling a helper from their own cell.
+CH01_ANSWER = '''import math
+
+import torch
+
+
+def attention(query, key, value):
+    "Compute 'Scaled Dot Product Attention'"
+    p_attn = my_scores(query, key).softmax(dim=-1)
+    if p_attn.numel() < 0:
+        %timeit my_scores(query, key)
+    return torch.matmul(p_attn, value), p_attn
+'''
+CH01_HELPER = '''files = !ls
+%matplotlib inline
+
+def my_scores(query, key):
+    d_k = query.size(-1)
+    return torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+'''
+
+# Chapter 02: the masking lines moved into a helper cell.
+CH02_HELPER = '''def masked(scores, mask):
+    return scores if mask is None else scores.masked_fill(mask == 0, -1e9)
+
+
+def future_mask(size):
+    return torch.tril(torch.ones(1, size, size, dtype=torch.bool))
+'''
+
+
+def ch02_answer():
+    answer = _release_answer("02_masking")
+    answer = answer.replace("    # TODO(02): mask", "    scores = masked(scores, mask)\n    # TODO(02): mask", 1)
+    parts = answer.split(f"    {STUB_LINE}")
+    assert len(parts) == 4  # mask, dropout, subsequent_mask
+    mask, dropout, future = (f"    {STUB_LINE}" + rest for rest in parts[1:])
+    return (parts[0] + _drop_stub(mask, "") + _drop_stub(dropout, "    if dropout is not None:\n        p_attn = dropout(p_attn)\n")
+            + _drop_stub(future, "    return future_mask(size)\n"))
+
+
+def _drop_stub(text, replacement):
+    first, _, rest = text.partition("\n")
+    assert STUB_LINE in first
+    return replacement + rest
+
+
+def _release(chapter):
+    return json.loads((ROOT / "release" / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+
+
+def _release_answer(chapter):
+    (answer,) = [c for c in _release(chapter)["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer"]
+    return "".join(answer["source"])
+
+
+def student_notebook(path, chapter, answer, helper=None, edit_locked=False):
+    """The released notebook with `answer` in its answer cell and, if given, a new code cell with `helper`
+    right above it (no nbgrader metadata, as Jupyter adds it). `edit_locked` breaks the demo cell."""
+    notebook = copy.deepcopy(_release(chapter))
+    cells = notebook["cells"]
+    index = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer")
+    cells[index]["source"] = answer.splitlines(keepends=True)
+    if helper is not None:
+        cells.insert(index, {"cell_type": "code", "execution_count": None, "id": "mine", "metadata": {},
+                             "outputs": [], "source": helper.splitlines(keepends=True)})
+    if edit_locked:
+        (demo,) = [c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "demo"]
+        demo["source"] = ["this is not python !!!\n"]
+    path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _code_cell_number(path, cell_id):
+    cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    return next(n for n, c in enumerate(cells, 1) if c.get("id") == cell_id)
+
+
+@pytest.mark.parametrize("chapter, answer, helper", [("01_attention", CH01_ANSWER, CH01_HELPER),
+                                                     ("02_masking", None, CH02_HELPER)], ids=["ch01", "ch02"])
+def test_a_helper_in_a_cell_of_its_own_counts(tmp_path, chapter, answer, helper):
+    """A helper function defined in the student's own cell is part of the submission: every check, hidden ones
+    included, passes; the demo and test cells are not run (a broken demo cell changes nothing)."""
+    answer = answer if answer is not None else ch02_answer()
+    path = student_notebook(tmp_path / f"{chapter}.ipynb", chapter, answer, helper, edit_locked=True)
+    checked, notes = runner.check(chapter, path, visible_only=False)
+    assert [r.name for r in checked if not r.passed] == []
+    assert sum(r.score for r in checked) == 100
+
+
+def test_magics_are_translated_by_ipython_and_skipped_with_a_note(tmp_path):
+    """`files = !ls`, `%matplotlib inline` (run) and an indented `%timeit` (never reached) translate with IPython's
+    TransformerManager; the commands that ran are skipped, each noted once, and cost nothing."""
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, CH01_HELPER)
+    source = loading.read_source(path)
+    assert "files = get_ipython().getoutput('ls')" in source
+    assert "        get_ipython().run_line_magic('timeit', 'my_scores(query, key)')" in source
+    checked, notes = runner.check("01_attention", path)
+    assert all(r.passed for r in checked)
+    assert len(notes) == 2 and "`!ls`" in notes[0] and "`%matplotlib inline`" in notes[1]
+    assert "건너뜁니다" in notes[0]
+
+
+def test_only_student_cells_are_read(tmp_path):
+    """Answer cells and added cells are read, in order, each under its code-cell number; locked cells are not."""
+    path = student_notebook(tmp_path / "n.ipynb", "01_attention", CH01_ANSWER, CH01_HELPER, edit_locked=True)
+    source = loading.read_source(path)
+    assert [name for name, _ in loading.units(source)] == [f"코드 셀 {_code_cell_number(path, 'mine')}",
+                                                           f"코드 셀 {_code_cell_number(path, 'answer')}"]
+    assert "this is not python" not in source and "verify(" not in source
+
+
+@pytest.mark.parametrize("chapter", ["01_attention", "02_masking"])
+def test_a_typo_names_the_cell_and_line(tmp_path, chapter):
+    """A NameError from a typo names the code cell, the line in that cell and the line's text, on every check,
+    and reads the same on visible and hidden checks (one cause, said once)."""
+    answer = (CH01_ANSWER if chapter == "01_attention" else ch02_answer()).replace(
+        "p_attn, value)", "p_attn, valeu)")
+    helper = CH01_HELPER if chapter == "01_attention" else CH02_HELPER
+    path = student_notebook(tmp_path / f"{chapter}.ipynb", chapter, answer, helper)
+    number = _code_cell_number(path, "answer")
+    line = next(n for n, text in enumerate(answer.splitlines(), 1) if "valeu" in text)
+    checked, _ = runner.check(chapter, path, visible_only=False)
+    messages = {r.message for r in checked if not r.passed and "NameError" in r.message}
+    expected = (f"실행 중 오류가 났습니다 (NameError: name 'valeu' is not defined, 위에서 {number}번째 코드 셀의 "
+                f"{line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`).")
+    assert messages and all(expected in message for message in messages)
+    causes = [cause for cause, _, _ in results.causes(checked, tuple(load_chapter(chapter).case_texts().values()))]
+    assert sum("NameError" in cause for cause in causes) == 1
+
+
+def test_a_syntax_error_names_the_cell_line_not_the_joined_source(tmp_path):
+    """A SyntaxError in the answer cell counts lines in that cell, not in all student cells joined."""
+    answer = CH01_ANSWER.replace("return torch.matmul(p_attn, value), p_attn", "return torch.matmul(p_attn, value), p_attn)")
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", answer, CH01_HELPER)
+    line = next(n for n, text in enumerate(answer.splitlines(), 1) if "p_attn)" in text)
+    checked, _ = runner.check("01_attention", path)
+    assert f"위에서 {_code_cell_number(path, 'answer')}번째 코드 셀의 {line}번째 줄" in checked[0].message
+    assert "노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지" in checked[0].message
+
+
+def test_py_track_errors_name_transformer_py_lines(tmp_path):
+    """In a .py file the line is transformer.py's."""
+    stub = (ROOT / "exercises" / "01_attention" / "transformer.py").read_text(encoding="utf-8")
+    body = "    d_k = query.size(-1)\n    return torch.matmul(scores, value), scores\n"
+    path = tmp_path / "transformer.py"
+    path.write_text(stub.replace(f"    {STUB_LINE}\"아직 작성하지 않았습니다: 위의 TODO를 읽고 이 부분을 채워 주세요.\")\n", body),
+                    encoding="utf-8")
+    line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "scores, value" in text)
+    checked = runner.run("01_attention", path)
+    assert f"transformer.py {line}번째 줄" in checked[0].message
+
+
+def test_stub_diagnosis_fits_the_track(tmp_path):
+    """The unfinished stub is told to fill transformer.py (.py) or the answer cell (notebook), once per cause."""
+    notebook = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", _release_answer("01_attention"))
+    py = ROOT / "exercises" / "01_attention" / "transformer.py"
+    as_notebook, _ = runner.check("01_attention", notebook)
+    as_py, _ = runner.check("01_attention", py)
+    assert all("답안 셀의 TODO를 채우세요" in r.message and "transformer.py" not in r.message for r in as_notebook)
+    assert all("transformer.py의 TODO를 채우세요" in r.message for r in as_py)
+    case_texts = ("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))", "d_k=4 점수 분포 입력",
+                  "d_k=64 점수 분포 입력", "d_k=512 점수 분포 입력")
+    table = results.table(as_py, case_texts=case_texts)
+    assert table.count("TODO를 채우세요") == 1
+    assert tracks.worded("transformer.py의 TODO를 채우세요", tracks.PY) == "transformer.py의 TODO를 채우세요"
+
+
+def test_bare_selfcheck_finds_the_notebook(tmp_path):
+    """In a fetched nbgrader folder (the notebook and selfcheck/) `python -m selfcheck` checks the notebook."""
+    assert default_file("01_attention", ROOT / "release" / "01_attention") == "01_attention.ipynb"
+    assert default_file("01_attention", ROOT / "exercises" / "01_attention") == "transformer.py"
+    assert default_file("01_attention", tmp_path) == "transformer.py"
+
+
+def test_selfcheck_in_a_notebook_folder_and_its_time_limit(tmp_path):
+    """As a student: bare `python -m selfcheck` in the released folder grades the notebook with the helper cell and
+    notes the magics; an infinite loop is stopped at --timeout with a Korean explanation."""
+    folder = copy_folder(ROOT / "release" / "01_attention", tmp_path / "01_attention")
+    student_notebook(folder / "01_attention.ipynb", "01_attention", CH01_ANSWER, CH01_HELPER)
+    done = subprocess.run([PYTHON, "-m", "selfcheck"], cwd=folder, env=student_env(), capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "01_attention.ipynb" in done.stdout and "70/70" in done.stdout and "`!ls`" in done.stdout
+    looping = CH01_ANSWER.replace('    "Compute \'Scaled Dot Product Attention\'"\n',
+                                  '    "Compute \'Scaled Dot Product Attention\'"\n    while True:\n        pass\n')
+    student_notebook(folder / "01_attention.ipynb", "01_attention", looping, CH01_HELPER)
+    done = subprocess.run([PYTHON, "-m", "selfcheck", "01_attention.ipynb", "--timeout", "20"], cwd=folder,
+                          env=student_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 3
+    assert "자가 점검을 20초 만에 멈췄습니다" in done.stderr and "무한 루프" in done.stderr
+
+
+def test_pytest_shows_the_korean_verdict_not_the_framework(tmp_path):
+    """`python -m pytest test_visible.py` on a typo shows the Korean verdict with the student's line, and none of
+    verify()'s own body (it hides its frame with __tracebackhide__)."""
+    folder = copy_folder(ROOT / "exercises" / "01_attention", tmp_path / "01_attention")
+    stub = (folder / "transformer.py").read_text(encoding="utf-8")
+    body = "    p_attn = (query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))).softmax(dim=-1)\n" \
+           "    return torch.matmul(p_attn, valeu), p_attn\n"
+    (folder / "transformer.py").write_text(re.sub(r"    raise NotImplementedError\(.*\)\n", body, stub), encoding="utf-8")
+    done = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py",
+                           "-k", "return_contract"], cwd=folder, env=student_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1
+    assert "NameError: name 'valeu' is not defined, transformer.py" in done.stdout
+    assert "judge_module(chapter)" not in done.stdout and "def verify" not in done.stdout
+
+
+def test_check_cells_in_jupyter_name_the_cell_by_its_execution_number():
+    """In the notebook's check cells (verify on the kernel's globals), an error in a cell the kernel ran is placed by
+    the number Jupyter shows beside that cell."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from grader.checks import verify
+
+    shell = InteractiveShell.instance()
+    try:
+        helper = CH01_HELPER.replace("%matplotlib inline\n", "")  # a bare shell has no GUI backend to enable
+        code = helper + "\n" + CH01_ANSWER.replace("p_attn, value)", "p_attn, valeu)")
+        shell.run_cell(code, store_history=True)
+        number = shell.execution_count - 1
+        line = next(n for n, text in enumerate(shell.transform_cell(code).splitlines(), 1) if "valeu" in text)
+        with pytest.raises(AssertionError) as failure:
+            verify("01_attention", "return_contract", shell.user_ns)
+        assert f"실행 번호 [{number}]인 셀의 {line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`" in str(failure.value)
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_a_timed_cell_still_defines_its_functions(tmp_path):
+    """A helper cell that starts with `%%time` runs its body (the helper exists); `%%writefile` does not run."""
+    helper = "%%time\n" + CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = runner.check("01_attention", path)
+    assert all(r.passed for r in checked)
+    assert notes == ["`%%time`: IPython 명령은 채점과 자가 점검에서 명령만 건너뛰고 셀의 코드는 실행합니다 (점수에는 영향이 없습니다)."]
+    helper = "%%writefile scratch.py\n" + CH01_HELPER
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = runner.check("01_attention", path)
+    assert not checked[0].passed and "my_scores" in checked[0].message
+    assert notes == ["`%%writefile scratch.py`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]

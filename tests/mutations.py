@@ -1,0 +1,219 @@
+"""Break the product on purpose, one change at a time, and check that the tests named for it fail.
+
+    .venv/bin/python tests/mutations.py --list          # the mutations and the tests that must catch them
+    .venv/bin/python tests/mutations.py root gradebook_first   # run some (or all, without names)
+    .venv/bin/python tests/mutations.py --baseline             # first check that the tests pass unmutated
+
+Each mutation is applied to a scratch copy of the repository (this checkout is never touched), the named tests
+run there, and the mutation counts as caught when they fail. tests/MUTATIONS.md explains each entry. Not part of
+the suite: every mutation costs a test run (the sandbox ones about a minute).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """Replace `old` (exactly once) by `new` in each file of `edits`; then `tests` must fail."""
+
+    name: str
+    change: str
+    edits: tuple  # ((path, old, new), ...)
+    tests: tuple
+
+
+MUTATIONS = [
+    Mutation(
+        "root",
+        "the runner drops to the worker's uid with setresuid(uid, uid, 0) (saved uid root) and no self-check",
+        (("grader/sandbox/privileges.py",
+          "    os.setresuid(uid, uid, uid)\n    if 0 in os.getresuid() or 0 in os.getresgid():\n"
+          "        raise RuntimeError(\"could not give up root\")\n",
+          "    os.setresuid(uid, uid, 0)\n    if False:\n        raise RuntimeError(\"could not give up root\")\n"),
+         ("grader/sandbox/privileges.py", "    try:\n        os.setuid(0)\n    except PermissionError:\n        return\n"
+          "    raise RuntimeError(\"root could be regained after dropping privileges\")\n", "")),
+        ("tests/sandbox/test_hostile.py::test_root_cannot_be_regained",),
+    ),
+    Mutation(
+        "root_checked",
+        "setresuid(uid, uid, 0) with drop_to's self-check kept: every job in bubblewrap crashes",
+        (("grader/sandbox/privileges.py", "    os.setresuid(uid, uid, uid)\n", "    os.setresuid(uid, uid, 0)\n"),),
+        ("tests/sandbox/test_correct.py::test_correct_submission_passes_every_case",),
+    ),
+    Mutation(
+        "expected_in_job",
+        "the pool sends the expected reference values in the job header and the runner stores them on the probe",
+        (("grader/sandbox/protocol.py",
+          '    header = json.dumps({"id": submission_id, "cases": list(cases), "size": len(body)}).encode()\n',
+          '    from grader.checks import references\n'
+          '    expected = references.load("01_attention")["cases"]\n'
+          '    header = json.dumps({"id": submission_id, "cases": list(cases), "size": len(body), '
+          '"expected": expected}).encode()\n'),
+         ("grader/sandbox/protocol.py", '    return header["id"], cases, source\n',
+          '    return header["id"], cases, source, header["expected"]\n'),
+         ("grader/sandbox/runner.py", "    submission_id, cases, source = job\n",
+          "    submission_id, cases, source, expected = job\n    probe.EXPECTED = expected\n")),
+        ("tests/sandbox/test_leaks.py::test_no_hidden_value_is_within_reach",),
+    ),
+    Mutation(
+        "expected_in_environment",
+        "the sandbox's environment carries the expected reference values",
+        (("grader/sandbox/staging.py", "def environment(code_dir, home):\n",
+          "def environment(code_dir, home):\n    return dict(_environment(code_dir, home), GRADER_EXPECTED=__import__("
+          "'json').dumps(__import__('grader.checks.references', fromlist=['x']).load('01_attention')['cases']))\n\n\n"
+          "def _environment(code_dir, home):\n"),),
+        ("tests/sandbox/test_leaks.py::test_no_hidden_value_is_within_reach",),
+    ),
+    Mutation(
+        "reference_drift_ignored",
+        "`build --check` ignores drift in grader/reference/*.json (and the selfcheck copies)",
+        (("grader/build/drift.py", "    return is_reference(path) and not differences(on_disk, data, limit=1)\n",
+          "    return is_reference(path)\n"),),
+        ("tests/build/test_portability.py::test_a_real_change_of_the_solution_still_fails_the_check",),
+    ),
+    Mutation(
+        "half_credit_zero",
+        "a hidden check's half credit (p_attn right, output wrong) becomes zero: query_as_value 74 -> 65",
+        (("grader/checks/ch01_judge.py", "            return Verdict(0.5, f\"{CASE_TEXT[case]}: p_attn",
+          "            return Verdict(0.0, f\"{CASE_TEXT[case]}: p_attn"),),
+        ("tests/grading/test_gradebook.py::test_grades_csv_has_the_exact_fractional_scores",),
+    ),
+    Mutation(
+        "gradebook_first",
+        "the gradebook keeps a student's first submission instead of the best",
+        (("grader/grading/gradebook.py", "        if kept is None or row.score > kept.score:\n",
+          "        if kept is None:\n"),),
+        ("tests/grading/test_gradebook.py::test_gradebook_holds_each_students_best_submission",),
+    ),
+    Mutation(
+        "gradebook_truncates",
+        "the gradebook truncates check scores to integers",
+        (("grader/grading/gradebook.py", "            grades[name].auto_score = float(score)\n",
+          "            grades[name].auto_score = float(int(score))\n"),),
+        ("tests/grading/test_gradebook.py::test_gradebook_cells_hold_the_check_scores_of_grades_csv",),
+    ),
+    Mutation(
+        "page_title_unescaped",
+        "page headings and <title> print the student id (and any heading text) unescaped",
+        (("grader/report/page.py", "<title>{html.escape(title)}</title>", "<title>{title}</title>"),
+         ("grader/report/page.py", 'return f"<h{block.level}>{_inline(block.text)}</h{block.level}>"',
+          'return f"<h{block.level}>{block.text}</h{block.level}>"')),
+        ("tests/report/test_pages.py::test_markup_from_a_submission_is_escaped_in_every_page",),
+    ),
+    Mutation(
+        "silent_fallback",
+        "the pool runs plain subprocesses although bubblewrap works, without a warning",
+        (("grader/sandbox/pool.py",
+          "            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS\n",
+          "            self.sandbox = SUBPROCESS\n"),
+         ("grader/sandbox/pool.py", "            if self.sandbox == SUBPROCESS:\n"
+          "                _warn_once(\"bubblewrap (bwrap) is missing or does not work here\")\n", "")),
+        ("tests/grading/test_command.py::test_every_submission_that_ran_ran_in_bubblewrap",),
+    ),
+    Mutation(
+        "fallback_without_warning",
+        "the fall-back runs student code without isolation and says nothing",
+        (("grader/sandbox/pool.py", "    global _warned\n    if not _warned:\n", "    global _warned\n    if False:\n"),),
+        ("tests/grading/test_command.py::test_without_bubblewrap_grading_falls_back_and_says_so",
+         "tests/sandbox/test_fallback.py::test_fallback_says_so"),
+    ),
+    Mutation(
+        "import_error_in_command",
+        "an import error inside the grading command (the demo test used to skip on it)",
+        (("grader/grading/command.py", "import sys\n", "import sys\nimport grader.no_such_module  # noqa\n"),),
+        ("tests/grading/test_command.py::test_usage_errors",),
+    ),
+    Mutation(
+        "bwrap_detected_by_name",
+        "bubblewrap counts as working when a `bwrap` is on PATH, without running it",
+        (("grader/sandbox/bwrap.py", "    if bubblewrap_path() is None:\n        return False\n",
+          "    return bubblewrap_path() is not None\n"),),
+        ("tests/sandbox/test_setup.py::test_bwrap_that_does_not_sandbox_is_not_detected",),
+    ),
+]
+
+
+def copy_of_repository(target):
+    """Tracked and untracked (not ignored) files of this checkout, copied to `target` and committed there (some
+    tests copy the repository again with `git ls-files`)."""
+    from tests.conftest import committed_copy
+
+    return committed_copy(Path(target))
+
+
+def apply(repo, mutation):
+    """Make the mutation's edits in `repo`; return the original texts to restore."""
+    originals = {}
+    for path, old, new in mutation.edits:
+        file = repo / path
+        text = file.read_text(encoding="utf-8")
+        originals.setdefault(file, text)
+        if text.count(old) != 1:
+            raise SystemExit(f"{mutation.name}: the text to change is not in {path} exactly once (update this script)")
+        file.write_text(text.replace(old, new), encoding="utf-8")
+    return originals
+
+
+def run(repo, mutation):
+    """Run the mutation's tests in `repo`; return (caught, summary line)."""
+    env = dict(os.environ, PYTHONPATH=str(repo), PATH=os.pathsep.join([str(Path(sys.executable).parent),
+                                                                       os.environ.get("PATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *mutation.tests],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    lines = done.stdout.strip().splitlines()
+    summary = lines[-1] if lines else done.stderr.strip()[-200:]
+    why = [line for line in lines if line.startswith("E   ")][:2]  # the first failed assertion
+    return done.returncode == 1, "\n    ".join([summary, *why])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and their tests")
+    parser.add_argument("--baseline", action="store_true", help="first run the tests unmutated: they must pass")
+    parser.add_argument("--applies", action="store_true", help="only check that every change still applies")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.names or m.name in args.names]
+    if args.list or not chosen:
+        for mutation in MUTATIONS:
+            print(f"{mutation.name}: {mutation.change}\n    caught by {', '.join(mutation.tests)}")
+        return 0
+    if args.applies:
+        for mutation in chosen:
+            for path, old, _ in mutation.edits:
+                if (ROOT / path).read_text(encoding="utf-8").count(old) != 1:
+                    raise SystemExit(f"{mutation.name}: the text to change is not in {path} exactly once")
+        print(f"all {len(chosen)} mutations apply")
+        return 0
+    survived = []
+    with tempfile.TemporaryDirectory(prefix="mutations-") as folder:
+        repo = copy_of_repository(Path(folder) / "repo")
+        if args.baseline:
+            tests = tuple(dict.fromkeys(test for mutation in chosen for test in mutation.tests))
+            failed, summary = run(repo, Mutation("baseline", "none", (), tests))
+            print(f"{'FAILED  ' if failed else 'passed  '} baseline (no mutation): {summary}", flush=True)
+            if failed:
+                return 1
+        for mutation in chosen:
+            originals = apply(repo, mutation)
+            try:
+                caught, summary = run(repo, mutation)
+            finally:
+                for file, text in originals.items():
+                    file.write_text(text, encoding="utf-8")
+            print(f"{'caught  ' if caught else 'SURVIVED'} {mutation.name}: {summary}", flush=True)
+            if not caught:
+                survived.append(mutation.name)
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""What every page shares: the chapter's declared picture (chapter 02 too), text from submissions escaped everywhere."""
+import html
+import re
+
+import pytest
+
+from grader.report import diagnoses, picture
+from grader.report.results import safe_name
+
+from .conftest import CHAPTER_02, MARKUP
+from .test_feedback import _heatmaps
+
+pytestmark = pytest.mark.report
+
+
+def test_each_chapter_declares_its_picture():
+    """Chapter 01 draws p_attn of the seed input (the default); chapter 02 declares p_attn under the causal mask."""
+    assert picture.declared("01_attention") == picture.Declaration("seed", 1, "p_attn")
+    assert picture.declared(CHAPTER_02) == picture.Declaration("causal", 1, "p_attn")
+
+
+def test_chapter_02_page_draws_the_causal_triangle(graded_02):
+    """Chapter 02's page draws the declared case: 5 × 5 weights, 0 above the diagonal in the reference and in the
+    correct answer; a student who fills masked scores with 0 shows weight there, next to the triangle."""
+    folder, _ = graded_02
+    page = (folder / "feedback" / "solution" / "feedback.html").read_text(encoding="utf-8")
+    assert diagnoses.case_text(CHAPTER_02, "causal") in page
+    (mine, student), (reference_caption, reference) = _heatmaps(page)
+    assert (mine, reference_caption) == ("내 p_attn", "기준 p_attn")
+    for rows in (student, reference):
+        assert len(rows) == 5 and all(len(row) == 5 for row in rows)
+        assert all(rows[i][j] == "0.000" for i in range(5) for j in range(i + 1, 5))
+        assert all(rows[i][i] != "0.000" for i in range(5))
+    wrong = _heatmaps((folder / "feedback" / "fill_zero" / "feedback.html").read_text(encoding="utf-8"))[0][1]
+    assert any(wrong[i][j] != "0.000" for i in range(5) for j in range(i + 1, 5))
+
+
+def test_markup_from_a_submission_is_escaped_in_every_page(graded_markup):
+    """A student id and a check name/message with <script>, & and " appear as text (escaped) in the feedback page's
+    title, heading, tables and diagnoses, in the class report and its chart, and in both Markdown files."""
+    folder, document = graded_markup
+    escaped = html.escape(MARKUP)
+    feedback = (folder / "feedback" / safe_name(MARKUP) / "feedback.html").read_text(encoding="utf-8")
+    report = (folder / "report.html").read_text(encoding="utf-8")
+    for page in (feedback, report):
+        assert "<script" not in page and "<b>" not in page and MARKUP not in page
+        assert '"quoted"' not in page and " & " not in page
+    assert re.search(rf"<title>[^<]*{re.escape(escaped)}</title>", feedback)
+    assert re.search(rf"<h1>[^<]*{re.escape(escaped)}</h1>", feedback)
+    assert f"진단 {escaped}" in feedback and f"제목 {escaped}" in feedback
+    assert f"<td>{escaped}</td>" in report  # the class table
+    assert f"check {escaped}</text>" in report  # the pass-rate chart's label
+    markdown = (folder / "feedback" / safe_name(MARKUP) / "feedback.md").read_text(encoding="utf-8")
+    for text in (markdown, (folder / "report.md").read_text(encoding="utf-8")):
+        assert "<script" not in text and "<b>" not in text and "&amp;" in text
+    assert document["student_id"] == MARKUP
