@@ -24,12 +24,12 @@ INSTRUCTOR = {
 SELF_CHECK_HEADING = "다시 점검하기"
 SELF_CHECK_INTRO = "과제 폴더에서 다음 명령으로 고친 코드를 다시 확인할 수 있습니다."
 SELF_CHECK = (
-    "`python demo.py` — 시드 입력의 가중치를 출력해 위 그림의 기준 값과 비교합니다.",
+    "`python demo.py` — 데모를 실행해 장의 본문에 나온 출력과 같은지 비교합니다.",
     "`python -m selfcheck` — 공개 검사를 실행하고 실패한 검사의 안내를 보여 줍니다.",
     "`python -m pytest test_visible.py` — 같은 공개 검사를 pytest로 실행합니다.",
 )
 SELF_CHECK_NOTEBOOK = (
-    "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀이 시드 입력의 가중치를 출력하고, "
+    "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀의 출력을 장의 본문과 비교하고, "
     "검사 셀마다 통과 여부와 진단이 나옵니다.",
     "`python -m selfcheck {notebook}` — 노트북 폴더의 터미널에서 공개 검사 표와 진단을 한 번에 봅니다.",
 )
