@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from grader.checks import module_judge, modules
+from grader.checks.tensors import encode
 
 pytestmark = pytest.mark.checks
 
@@ -143,3 +144,17 @@ def test_fresh_module_values_and_output_are_recorded_before_loading():
     assert trace["fresh"]["absent"] == modules.MISSING
     assert trace["fresh_result"]["kind"] == "tensor"
     assert trace["fresh_result"]["data"] != trace["result"]["data"]  # the loaded weights give another output
+
+
+def test_unloaded_record_runs_the_module_as_built():
+    """With `load=False` the forward (eval, or seeded train mode) runs on the freshly built module: the
+    trace has its structure and result but no "load", and the result differs from the loaded module's."""
+    namespace = types.SimpleNamespace(Pair=lambda: Pair(_deep))
+    x = torch.ones(2, 3)
+    fresh = json.loads(json.dumps(modules.record(namespace, "Pair", (), seed=5, inputs=(x,), train=True, load=False)))
+    loaded = modules.record(namespace, "Pair", (), seed=5, inputs=(x,), train=True)
+    assert set(fresh) == {"structure", "result"} and "load" in loaded
+    module, _ = _record(_deep)
+    expected, _ = modules.forward(module, (x,), train=True, seed=5)
+    assert fresh["result"]["data"] == encode(expected)["data"]
+    assert fresh["result"]["data"] != json.loads(json.dumps(loaded["result"]))["data"]

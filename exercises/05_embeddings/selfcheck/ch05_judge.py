@@ -18,7 +18,7 @@ from . import ch05_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels
 from .calls import explain_error
-from .compare import close, decode
+from .compare import close
 from .contract import Chapter
 from .framework import Check, Finding, Verdict
 from .module_judge import parameter_count_problem, same_output, seeded
@@ -121,14 +121,6 @@ MODELS = BugModels("ch05", models=_models, call=_call, same=same_output, bugs=BU
 # ----------------------------------------------------------------------------- reading a case
 
 
-def _visible(case):
-    return probe.CASES[case].visible
-
-
-def _about(case, message):
-    return f"{probe.CASES[case].text}: {message}"
-
-
 def broadcast_problem(case, error):
     """The bug behind "The size of tensor a (L) must match the size of tensor b (n)" when pe was cut wrongly."""
     spec = probe.CASES[case]
@@ -164,18 +156,7 @@ def read_module(evidence, case):
         problem = registration_problem(case, evidence.reference(case)["structure"], trace["structure"])
         if problem:
             raise Finding(problem)
-    return module_judge.read_module(evidence, case, error_diagnosis, _visible(case))
-
-
-def read_output(evidence, case):
-    """The output of the freshly built module on `case` as a float64 tensor, or raise Finding with a diagnosis."""
-    trace = evidence.trace(case)  # nothing was loaded by name, so only its output counts here
-    if "error" in trace or "result" not in trace:
-        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
-    result = trace["result"]
-    if result["kind"] != "tensor":
-        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
-    return decode(result)
+    return module_judge.read_module(evidence, case, error_diagnosis, evidence.visible(case))
 
 
 def frequency_problem(evidence, case, output, expected):
@@ -197,17 +178,7 @@ def frequency_problem(evidence, case, output, expected):
 
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    expected = decode(evidence.reference(case)["result"])
-    if close(output, expected):
-        return None
-    found = MODELS.matching(evidence, case, student=output)
-    if found:
-        return MODELS.explain(evidence, case, found)
-    if output.shape != expected.shape:
-        if _visible(case):
-            return f"출력 모양이 {tuple(output.shape)}입니다. {tuple(expected.shape)}이어야 합니다."
-        return "출력 모양이 기준과 다릅니다."
-    return frequency_problem(evidence, case, output, expected) or "출력 값이 기준과 다릅니다."
+    return module_judge.output_problem(evidence, case, output, MODELS, like_input=False, values=frequency_problem)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -219,28 +190,18 @@ def pe_structure(evidence):
     try:
         trace = read_module(evidence, case)
     except Finding as finding:
-        return Verdict.fail(_about(case, finding.message))
+        return Verdict.fail(evidence.about(case, finding.message))
     found, expected = trace["structure"], evidence.reference(case)["structure"]
     problem = (BUGS["pe_parameter"] if any(name == "pe" for name, *_ in found["parameters"]) else None) \
         or module_judge.dropout_problem(expected, found, BUGS["dropout_module"]) \
         or parameter_count_problem(expected, found)
-    return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
+    return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
 
 
 def output_check(case):
-    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-    if probe.CASES[case].kind == "embed":
-        return module_judge.output_check(case, error_diagnosis, output_problem)
-
-    def verdict(evidence):
-        try:
-            output = read_output(evidence, case)
-        except Finding as finding:
-            return Verdict.fail(_about(case, finding.message))
-        problem = output_problem(evidence, case, output)
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
+    """The student's forward output on `case` equals the reference's; otherwise name the bug. A freshly built
+    PositionalEncoding is judged by its output alone (its structure has checks of its own)."""
+    return module_judge.output_check(case, error_diagnosis, output_problem, structure=probe.CASES[case].kind == "embed")
 
 
 CHECKS = [

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from . import modules
-from .tensors import encode, portable_randn
+from .tensors import portable_randn
 
 EMBEDDINGS = "Embeddings"
 POSITIONAL = "PositionalEncoding"
@@ -70,25 +70,11 @@ def constructor(case):
     return (case.d_model, case.dropout), ({} if case.max_len is None else {"max_len": case.max_len})
 
 
-def record_fresh(namespace, case, inputs):
-    """A freshly built module's structure and its forward (no weights loaded: `pe` is the student's own)."""
-    args, kwargs = constructor(case)
-    module, failed = modules.build(namespace, case.cls, args, kwargs, case.seed)
-    if failed:
-        return failed
-    trace = {"structure": modules.structure(module)}
-    output, failed = modules.forward(module, inputs, case.train, case.seed)
-    if failed:
-        return {**trace, **failed}
-    return {**trace, "result": encode(output)}
-
-
 def run_case(namespace, name):
     """Run case `name` against the student's classes and describe what happened as plain data."""
     case = CASES[name]
     args, kwargs = constructor(case)
     if case.kind == "module":
         return modules.record(namespace, case.cls, args, kwargs, case.seed)
-    if case.kind == "embed":
-        return modules.record(namespace, case.cls, args, kwargs, case.seed, make_inputs(name), case.train)
-    return record_fresh(namespace, case, make_inputs(name))
+    return modules.record(namespace, case.cls, args, kwargs, case.seed, make_inputs(name), case.train,
+                          load=case.kind == "embed")  # fresh: a loaded state_dict would replace the student's pe

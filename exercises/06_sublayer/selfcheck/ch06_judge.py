@@ -15,9 +15,8 @@ from . import ch06_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels
 from .calls import explain_error
-from .compare import close, decode
 from .contract import Chapter
-from .framework import Check, Finding, Verdict
+from .framework import Check
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -151,14 +150,6 @@ MODELS = BugModels("ch06", models=_models, call=_call, same=same_output, bugs=BU
 # ----------------------------------------------------------------------------- reading a case
 
 
-def _visible(case):
-    return probe.CASES[case].visible
-
-
-def _about(case, message):
-    return f"{probe.CASES[case].text}: {message}"
-
-
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
@@ -166,30 +157,9 @@ def error_diagnosis(evidence, case, error):
     return explain_error(evidence, case, error, BUGS, models=MODELS)
 
 
-def read_output(evidence, case):
-    """The output of the freshly built module on `case` (nothing loaded) as a float64 tensor, or raise Finding."""
-    trace = module_judge.read_module(evidence, case, error_diagnosis, _visible(case))
-    if "error" in trace or "result" not in trace:
-        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
-    result = trace["result"]
-    if result["kind"] != "tensor":
-        raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
-    return decode(result)
-
-
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    expected = decode(evidence.reference(case)["result"])
-    if close(output, expected):
-        return None
-    found = MODELS.matching(evidence, case, student=output)
-    if found:
-        return MODELS.explain(evidence, case, found)
-    if output.shape != expected.shape:
-        if _visible(case):
-            return f"출력 모양이 {tuple(output.shape)}입니다. 입력과 같은 {tuple(expected.shape)}이어야 합니다."
-        return "출력 모양이 입력의 모양과 다릅니다."
-    return "출력 값이 기준과 다릅니다."
+    return module_judge.output_problem(evidence, case, output, MODELS)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -202,18 +172,7 @@ def structure_check(case):
 
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-    if probe.CASES[case].kind == "seeded":
-        return module_judge.output_check(case, error_diagnosis, output_problem)
-
-    def verdict(evidence):
-        try:
-            output = read_output(evidence, case)
-        except Finding as finding:
-            return Verdict.fail(_about(case, finding.message))
-        problem = output_problem(evidence, case, output)
-        return Verdict.fail(_about(case, problem)) if problem else Verdict.ok()
-
-    return verdict
+    return module_judge.output_check(case, error_diagnosis, output_problem)
 
 
 CHECKS = [

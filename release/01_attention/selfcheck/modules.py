@@ -132,10 +132,12 @@ def fresh_values(module, names):
 
 
 def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=False, call_kwargs=None,
-           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None):
+           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None, load=True):
     """One module case as plain data: the fresh module's structure (and the values of `fresh_names`, and its
     output on `fresh_inputs` in eval mode, before any loading); with `inputs`, also the seeded weights'
-    loading, the forward's result, the attributes after it and, if asked, the gradients."""
+    loading, the forward's result, the attributes after it and, if asked, the gradients. With
+    `load=False` nothing is loaded: the forward runs on the module as built (a buffer it computed, its
+    initial weights), with no "load" in the trace and attributes only if named."""
     module, failed = build(namespace, class_name, args, kwargs, seed)
     if failed:
         return failed
@@ -148,14 +150,16 @@ def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=
     if inputs is None:
         trace["attributes"] = attributes(module, attribute_names)
         return trace
-    trace["load"] = load_seeded(module, seed)
+    if load:
+        trace["load"] = load_seeded(module, seed)
     if with_gradients:
         inputs = tuple(t.clone().requires_grad_(True) for t in inputs)
     output, failed = forward(module, inputs, train, seed, call_kwargs)
     if failed:
         return {**trace, **failed}
     trace["result"] = encode(output)
-    trace["attributes"] = attributes(module, attribute_names)
+    if load or attribute_names:
+        trace["attributes"] = attributes(module, attribute_names)
     if with_gradients and isinstance(output, torch.Tensor):
         trace["gradients"] = gradients(module, output, inputs)
     return trace

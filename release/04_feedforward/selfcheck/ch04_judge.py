@@ -16,7 +16,6 @@ from . import ch04_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels
 from .calls import explain_error
-from .compare import close, decode
 from .contract import Chapter
 from .framework import Check
 from .module_judge import same_output, seeded
@@ -96,10 +95,6 @@ MODELS = BugModels("ch04", models=lambda case: [(_label(*model), model) for mode
                    call=_call, same=same_output, bugs=BUGS)
 
 
-def _visible(case):
-    return probe.CASES[case].visible
-
-
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
@@ -109,17 +104,8 @@ def error_diagnosis(evidence, case, error):
 
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    expected = decode(evidence.reference(case)["result"])
-    if close(output, expected):
-        return None
-    found = MODELS.matching(evidence, case, student=output)
-    if found:
-        return MODELS.explain(evidence, case, found)
-    if output.shape != expected.shape:
-        if _visible(case):
-            return f"출력 모양이 {tuple(output.shape)}입니다. 입력과 같은 {tuple(expected.shape)}이어야 합니다."
-        return "출력 모양이 입력의 모양과 다릅니다."
-    return "출력 값이 기준과 다릅니다. w_1 → ReLU → dropout → w_2 순서를 확인하세요."
+    return module_judge.output_problem(evidence, case, output, MODELS,
+                                       "출력 값이 기준과 다릅니다. w_1 → ReLU → dropout → w_2 순서를 확인하세요.")
 
 
 # ----------------------------------------------------------------------------- checks

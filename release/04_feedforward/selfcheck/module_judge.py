@@ -103,18 +103,29 @@ def read_module(evidence, case, diagnose_error, visible=True, shared_hint="", li
     return trace
 
 
-def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint=""):
-    """The student's forward output on a module case as a float64 tensor, or raise Finding with a diagnosis."""
-    trace = read_module(evidence, case, diagnose_error, visible, shared_hint, list_hint)
-    problem = load_problem(trace.get("load"))
-    if problem:
-        raise Finding(problem)
-    if "error" in trace:
-        raise Finding(diagnose_error(evidence, case, trace["error"]))
+def read_result(evidence, case, diagnose_error, trace=None):
+    """The forward's result in the student's trace of `case` as a float64 tensor, or raise Finding."""
+    trace = evidence.trace(case) if trace is None else trace
+    if "error" in trace or "result" not in trace:
+        raise Finding(diagnose_error(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
     result = trace["result"]
     if result["kind"] != "tensor":
         raise Finding(f"forward는 텐서 하나를 돌려줘야 하는데 {result.get('type', result['kind'])} 값을 돌려줍니다.")
     return decode(result)
+
+
+def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", list_hint="", structure=True):
+    """The student's forward output on a module case as a float64 tensor, or raise Finding with a diagnosis.
+
+    A trace without "load" is a forward of the module as built (`modules.record(..., load=False)`);
+    `structure=False` reads only its output, not its names and shapes."""
+    if not structure:
+        return read_result(evidence, case, diagnose_error)
+    trace = read_module(evidence, case, diagnose_error, visible, shared_hint, list_hint)
+    problem = load_problem(trace["load"]) if "load" in trace else None
+    if problem:
+        raise Finding(problem)
+    return read_result(evidence, case, diagnose_error, trace)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -140,12 +151,14 @@ def structure_check(case, triage, dropout_text, shared_hint="", list_hint=""):
     return judge
 
 
-def output_check(case, triage, explain, shared_hint="", list_hint=""):
-    """A judge: the forward output on `case` equals the reference's; otherwise `explain(evidence, case, output)`."""
+def output_check(case, triage, explain, shared_hint="", list_hint="", structure=True):
+    """A judge: the forward output on `case` equals the reference's; otherwise `explain(evidence, case, output)`.
+
+    `structure=False`: the output alone counts, not the module's names and shapes (see `read_output`)."""
 
     def judge(evidence):
         try:
-            output = read_output(evidence, case, triage, evidence.visible(case), shared_hint, list_hint)
+            output = read_output(evidence, case, triage, evidence.visible(case), shared_hint, list_hint, structure)
         except Finding as finding:
             return Verdict.fail(evidence.about(case, finding.message))
         problem = explain(evidence, case, output)
@@ -173,6 +186,31 @@ def gradients_check(case, triage, explain, gradients_text, shared_hint="", list_
 
 
 # ----------------------------------------------------------------------------- bug models
+
+VALUES_DIFFER = "출력 값이 기준과 다릅니다."
+
+
+def shape_problem(found, expected, visible, like_input=True):
+    """Korean: the output has another shape than the reference's (the shapes only on a visible case)."""
+    if visible:
+        return f"출력 모양이 {tuple(found)}입니다. {'입력과 같은 ' if like_input else ''}{tuple(expected)}이어야 합니다."
+    return "출력 모양이 입력의 모양과 다릅니다." if like_input else "출력 모양이 기준과 다릅니다."
+
+
+def output_problem(evidence, case, output, models, fallback=VALUES_DIFFER, like_input=True, values=None):
+    """Why the student's output on `case` differs from the reference's (Korean), or None: the bug a model of
+    `models` reproduces, else the shape, else `values(evidence, case, output, expected)`, else `fallback`.
+
+    `like_input`: the output should have the input's shape (the message says so)."""
+    expected = decode(evidence.reference(case)["result"])
+    if close(output, expected):
+        return None
+    found = models.matching(evidence, case, student=output)
+    if found:
+        return models.explain(evidence, case, found)
+    if output.shape != expected.shape:
+        return shape_problem(output.shape, expected.shape, evidence.visible(case), like_input)
+    return (values and values(evidence, case, output, expected)) or fallback
 
 def same_output(student, produced):
     """Does a bug model's result (a tensor, or a tuple whose first item is the output) reproduce the student's?"""
