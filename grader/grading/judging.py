@@ -7,7 +7,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from grader.checks import framework, references
-from grader.report.picture import declared
+from grader.report import picture
 from grader.sandbox import status as sandbox_status
 
 UNREADABLE = "unreadable"
@@ -47,7 +47,7 @@ class Judge:
         self.limits = limits
         self.references = references.load(self.chapter.id)
         self._cache = OrderedDict()
-        self.declaration = declared(self.chapter.id)
+        self.declaration = picture.declared(self.chapter.id)
 
     @property
     def cases(self):
@@ -106,35 +106,24 @@ class Judge:
         return results
 
     def picture(self, outcome):
-        """{"case", "label", "student"}: the student's declared tensor for the feedback page, or None."""
+        """{"case", "label", "student"}: the student's declared tensor for the feedback page ({} without a picture)."""
         return picture_data(outcome, self.declaration)
 
 
 def picture_data(outcome, declaration):
-    """{"case", "label", "student"} for results.json: the declared item of the declared case (picture.declared)."""
-    return {"case": declaration.case, "label": declaration.label,
-            "student": student_picture(outcome, declaration.case, declaration.item)}
+    """{"case", "label", "student"} for results.json: the declared tensor of the declared case (picture.declared);
+    {} when the chapter declares no picture."""
+    if declaration is None:
+        return {}
+    return {"case": declaration.case, "label": declaration.label, "student": student_picture(outcome, declaration)}
 
 
-def student_picture(outcome, case, item):
-    """Item `item` of the student's result on `case` as nested lists (first batch element), or None."""
-    try:
-        trace = outcome["traces"][case]
-        description = trace["result"]["items"][item]
-        if description.get("kind") != "tensor" or description.get("data") is None:
-            return None
-        shape = [int(n) for n in description["shape"]]
-        values = [float(x) for x in description["data"]]
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+def student_picture(outcome, declaration):
+    """The declared tensor of the student's trace on the declared case as nested lists (down to 2-D), or None."""
+    value = picture.select(picture.at(outcome, ("traces", declaration.case, *declaration.where)), declaration.index)
+    if value is None:
         return None
-    if not shape or math.prod(shape) != len(values) or not all(math.isfinite(x) for x in values):
+    cells = [x for row in value for x in (row if isinstance(row, list) else [row])]
+    if len(cells) > MAX_PICTURE_CELLS or not all(math.isfinite(x) for x in cells):
         return None
-    while len(shape) > 2:  # first batch (and head) element
-        values = values[: math.prod(shape[1:])]
-        shape = shape[1:]
-    if len(values) > MAX_PICTURE_CELLS:
-        return None
-    if len(shape) == 1:
-        return values
-    rows, columns = shape
-    return [values[r * columns:(r + 1) * columns] for r in range(rows)]
+    return value

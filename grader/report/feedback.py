@@ -81,16 +81,17 @@ def _diagnoses(result):
 def _picture(result, chapter_id):
     """The declared picture: the student's matrix beside the public reference, as coloured cells with values."""
     declaration = picture.declared(chapter_id)
-    reference = picture.reference(chapter_id, declaration)
+    reference = None if declaration is None else picture.reference(chapter_id, declaration)
     if reference is None:
         return []
     words = declaration.wording
     student = picture.student(result)
     where = diagnoses.case_text(chapter_id, declaration.case)
     out = [page.Heading(f"{words['title']} ({where})"),
-           page.Text(f"{where}에서 돌려준 {declaration.label}입니다. "
+           page.Text(f"{where}에서 {words['what']}입니다. "
                      f"행은 {words['rows']}, 열은 {words['columns']}이고, {words['note']}"
-                     + (" 왼쪽이 제출한 코드의 결과, 오른쪽이 기준 결과입니다." if student is not None else ""))]
+                     + (f" '내 {declaration.label}' 표가 제출한 코드의 결과, '기준 {declaration.label}' 표가 기준 결과입니다."
+                        if student is not None else ""))]
     panels = [(f"기준 {declaration.label}", reference)]
     if student is None:
         out.append(page.Text(_missing_note(result, declaration), quote=True))
@@ -103,7 +104,7 @@ def _picture(result, chapter_id):
 def _missing_note(result, declaration):
     label, words = declaration.label, declaration.wording
     if result.picture.get("student") is None:
-        why = f"이 입력에서 {label}을(를) 얻지 못했습니다(코드가 오류로 끝났거나 {label}을(를) 돌려주지 않았습니다)"
+        why = f"이 입력에서 {label}을(를) 얻지 못했습니다({words['missing']})"
     else:
         why = f"돌려준 {label}이(가) ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
     return f"제출한 코드의 그림은 그릴 수 없습니다: {why}. 아래에는 기준 그림만 보여 줍니다."

@@ -1,15 +1,17 @@
 """What a chapter declares to draw on its feedback pages, the student's matrix from results.json, the public reference.
 
 A chapter declares `picture=Picture(case, item, label)` in its contract (`grader.checks.contract`): item `item` of the
-result of visible case `case`, called `label` (e.g. `Picture("seed", 1, "p_attn")`). `declared()` is the one place
-that reads the declaration.
+result of visible case `case`, called `label` (e.g. `Picture("seed", 1, "p_attn")`), or the tensor at `path` in the
+case's trace (e.g. `("attributes", "attn")` with `index=(0, 0)`: batch 0, head 0); `picture=None` draws nothing.
+`declared()` is the one place that reads the declaration.
 """
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from grader import paths
+from grader.checks.contract import Picture
 
 from . import texts
 
@@ -17,30 +19,55 @@ MAX_SIDE = 40
 
 
 @dataclass(frozen=True)
-class Declaration:
-    """What to draw: item `item` of case `case`'s result, shown as `label`, with its Korean wording."""
-
-    case: str
-    item: int
-    label: str
+class Declaration(Picture):
+    """What to draw (a chapter's `Picture`: case, item or trace path, label, index), with its Korean wording."""
 
     @property
     def wording(self):
-        """{title, rows, columns, note}: how the page names the picture and its axes (texts.PICTURES)."""
+        """{title, rows, columns, note, what, missing}: how the page names the picture and its axes (texts.PICTURES)."""
         return texts.picture(self.label)
-
-
-DEFAULT = Declaration("seed", 1, "p_attn")
-SEED_CASE = DEFAULT.case
 
 
 @lru_cache(maxsize=None)
 def declared(chapter_id):
-    """The chapter's picture declaration (its contract's `picture`), or the default one when it has none."""
+    """The chapter's picture declaration (its contract's `picture`), or None when it declares no picture."""
     from grader.checks import chapter
 
     value = chapter(chapter_id).picture
-    return DEFAULT if value is None else Declaration(value.case, value.item, value.label)
+    return None if value is None else Declaration(**{f.name: getattr(value, f.name) for f in fields(Picture)})
+
+
+def at(trace, keys):
+    """The value at `keys` (dict keys, list indices) in a trace, or None where the trace has no such value."""
+    value = trace
+    for key in keys:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def select(encoded, index=()):
+    """An encoded tensor as nested lists down to 2-D: `index` picks the leading axes (e.g. batch, head), any further
+    leading axis its first element; None when `encoded` is not a whole tensor or an index is out of range."""
+    try:
+        if encoded.get("kind") != "tensor" or encoded.get("data") is None:
+            return None
+        shape = [int(n) for n in encoded["shape"]]
+        values = [float(x) for x in encoded["data"]]  # "nan", "inf", "-inf" as JSON spells them
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if not shape or math.prod(shape) != len(values):
+        return None
+    picks = list(index)
+    while len(shape) > 2:
+        i = int(picks.pop(0)) if picks else 0
+        if not 0 <= i < shape[0]:
+            return None
+        step = math.prod(shape[1:])
+        values, shape = values[i * step:(i + 1) * step], shape[1:]
+    return nested(values, shape)
 
 
 @lru_cache(maxsize=None)
@@ -54,18 +81,15 @@ def _public_cases(chapter_id):
 
 
 @lru_cache(maxsize=None)
-def _reference(chapter_id, case, item):
-    try:
-        encoded = _public_cases(chapter_id)[case]["result"]["items"][item]
-        return matrix(nested(encoded["data"], encoded["shape"]))
-    except (KeyError, IndexError, TypeError):
-        return None
+def _reference(chapter_id, declaration):
+    trace = _public_cases(chapter_id).get(declaration.case)
+    return matrix(select(at(trace, declaration.where), declaration.index))
 
 
 def reference(chapter_id, declaration=None):
-    """The reference picture of a public case as a 2-D list (a fresh copy), or None if there is none."""
+    """The reference picture of a public case as a 2-D list (a fresh copy), or None if there is none to draw."""
     declaration = declaration or declared(chapter_id)
-    rows = _reference(str(chapter_id), declaration.case, declaration.item)
+    rows = None if declaration is None else _reference(str(chapter_id), declaration)
     return None if rows is None else [list(row) for row in rows]
 
 

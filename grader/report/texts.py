@@ -44,8 +44,21 @@ PICTURES = {
         "columns": "key 토큰",
         "note": "칸의 숫자는 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
     },
+    "self.attn": {
+        "title": "self.attn의 head 0 어텐션 가중치 그림",
+        "what": "forward가 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 head 0",
+        "missing": "코드가 오류로 끝났거나 forward가 self.attn에 (batch, h, query 길이, key 길이) 가중치를 저장하지 않았습니다",
+        "rows": "query 토큰",
+        "columns": "key 토큰",
+        "note": "칸의 숫자는 head 0에서 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
+    },
 }
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
+
+
+def _picture_default(label):
+    """The wording of a label without its own: what it is and why it may be missing, spelled from the label."""
+    return {"what": f"돌려준 {label}", "missing": f"코드가 오류로 끝났거나 {label}을(를) 돌려주지 않았습니다"}
 
 
 def student(status):
@@ -67,4 +80,5 @@ def self_check(track, chapter_id):
 
 def picture(label):
     """{title, rows, columns, note} for a declared picture label (a generic wording for unknown labels)."""
-    return PICTURES.get(label, {**PICTURE_DEFAULT, "title": f"{PICTURE_DEFAULT['title']} ({label})"})
+    generic = {**PICTURE_DEFAULT, "title": f"{PICTURE_DEFAULT['title']} ({label})"}
+    return {**_picture_default(label), **PICTURES.get(label, generic)}

@@ -74,12 +74,17 @@ def documents(graded):
     return out
 
 
+def graded_chapter(tmp_path_factory, chapter_id, students):
+    """(folder, write_all's answer): {student id: file} of chapter `chapter_id` graded in process, pages written."""
+    folder = tmp_path_factory.mktemp(f"graded{chapter_id[:2]}")
+    preview.write(folder, chapter_id, students)
+    return folder, write_all(folder, chapter_id[:2])
+
+
 @pytest.fixture(scope="session")
 def graded_02(tmp_path_factory):
     """(folder, write_all's answer) for chapter 02 (its declared picture: p_attn under the causal mask)."""
-    folder = tmp_path_factory.mktemp("graded02")
-    preview.write(folder, CHAPTER_02, GRADED_02)
-    return folder, write_all(folder, "02")
+    return graded_chapter(tmp_path_factory, CHAPTER_02, GRADED_02)
 
 
 @pytest.fixture(scope="session")
@@ -95,3 +100,25 @@ def graded_markup(tmp_path_factory, documents):
     (folder / "results" / "evil-1.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     write_all(folder, "01")
     return folder, document
+
+
+CHAPTER_03 = "03_multihead"
+FIXTURES_03 = paths.ROOT / "tests" / "fixtures" / "ch03"
+GRADED_03 = {
+    "solution": paths.SOLUTIONS / CHAPTER_03 / "transformer.py",
+    "shared_clones": FIXTURES_03 / "shared_clones.py",
+    "attn_not_stored": FIXTURES_03 / "attn_not_stored.py",
+}
+CHAPTER_04 = "04_feedforward"  # declares picture=None
+
+
+@pytest.fixture(scope="session")
+def graded_03(tmp_path_factory):
+    """(folder, write_all's answer) for chapter 03 (its declared picture: self.attn after a forward, batch 0, head 0)."""
+    return graded_chapter(tmp_path_factory, CHAPTER_03, GRADED_03)
+
+
+@pytest.fixture(scope="session")
+def graded_04(tmp_path_factory):
+    """(folder, write_all's answer) for chapter 04, a chapter without a picture."""
+    return graded_chapter(tmp_path_factory, CHAPTER_04, {"solution": paths.SOLUTIONS / CHAPTER_04 / "transformer.py"})

@@ -49,6 +49,12 @@ def test_chapter_02_page_in_chromium(chromium, graded_02, tmp_path):
     assert visit.answers["heatmap_cells"] == 2 * 25
 
 
+def test_chapter_03_page_in_chromium(chromium, graded_03, tmp_path):
+    """Chapter 03's declared picture (self.attn, batch 0, head 0: 6 × 6 weights) beside the reference, drawn the same way."""
+    visit = _inspect(chromium, graded_03[0] / "feedback" / "shared_clones" / "feedback.html", tmp_path / "feedback03.png")
+    assert visit.answers["heatmap_cells"] == 2 * 36
+
+
 def test_class_report_in_chromium(chromium, graded, documents, tmp_path):
     """The class report: both Korean charts drawn with one bar per score bin and per check, Korean labels in a Hangul
     font, no console error."""

@@ -18,7 +18,7 @@ from . import messages, module_judge, modules
 from .bugmodels import BugModels
 from .calls import explain_error
 from .compare import close, decode
-from .contract import Chapter
+from .contract import Chapter, Picture
 from .framework import Check, Finding, Verdict
 from .module_judge import same_output, seeded
 
@@ -239,4 +239,6 @@ CHECKS = [
 ]
 
 
-CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+# The feedback picture: the weights the student's forward kept in self.attn on the demo's shapes, batch 0, head 0.
+CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="self_attn", path=("attributes", "attn"), index=(0, 0), label="self.attn"))

@@ -34,11 +34,19 @@ class ChapterError(Exception):
 
 @dataclass(frozen=True)
 class Picture:
-    """The tensor drawn on the feedback page: item `item` of what the function returned on `case`."""
+    """The tensor drawn on the feedback page: item `item` of what the function returned on `case`, or the value at
+    `path` in the case's trace (e.g. `("attributes", "attn")`); `index` picks leading axes (e.g. `(0, 0)`: batch 0, head 0)."""
 
     case: str = "seed"
     item: int = 1
     label: str = "p_attn"
+    path: tuple = ()  # keys into the case's trace; empty: ("result", "items", item)
+    index: tuple = ()  # leading indices; further leading axes take their first element
+
+    @property
+    def where(self):
+        """The keys from the case's trace to the drawn tensor."""
+        return tuple(self.path) or ("result", "items", self.item)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,6 +111,8 @@ def contract_problems(chapter):
         yield "every bug text must be a non-empty string"
     if chapter.picture is not None and chapter.picture.case not in probe.CASES:
         yield f"picture case {chapter.picture.case!r} is not a case"
+    elif chapter.picture is not None and not probe.CASES[chapter.picture.case].visible:
+        yield f"picture case {chapter.picture.case!r} is hidden (the page draws public references only)"
     hidden_stripped = all(check.visible for check in chapter.checks)  # a student's copy has no hidden checks
     if not hidden_stripped and chapter.total_points() != TOTAL_POINTS:
         yield f"checks total {chapter.total_points():g} points, not {TOTAL_POINTS}"
