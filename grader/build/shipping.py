@@ -1,8 +1,9 @@
 """The public part of a chapter's checks, shipped to students as the `selfcheck/` package."""
+import ast
 import json
 
 from grader import paths
-from grader.checks import is_chapter_file, references
+from grader.checks import references
 
 from . import headers
 from .regions import remove_hidden
@@ -10,15 +11,35 @@ from .regions import remove_hidden
 PACKAGE = "selfcheck"
 
 
-def common_modules():
-    """The framework's modules, which every chapter ships (every .py in grader/checks but the chapters' own)."""
-    return tuple(sorted(p.name for p in paths.CHECKS.glob("*.py") if not is_chapter_file(p.name)))
+# What a student runs: the package (`python -m selfcheck`, `verify`) and the demo's friendly error hook.
+ENTRY_MODULES = ("__init__.py", "__main__.py", "friendly.py")
+
+
+def _relative_imports(name):
+    """The sibling modules `grader/checks/<name>` imports (`from . import x`, `from .x import y`), anywhere in it."""
+    found = set()
+    for node in ast.walk(ast.parse((paths.CHECKS / name).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            candidates = [node.module] if node.module else [alias.name for alias in node.names]
+            found.update(f"{module.split('.')[0]}.py" for module in candidates)
+    return {module for module in found if (paths.CHECKS / module).is_file()}
+
+
+def shipped_modules(chapter):
+    """The modules a chapter's `selfcheck/` needs: the entry points, its probe and judge, and what they import."""
+    needed, queue = set(), [*ENTRY_MODULES, chapter.probe_file.name, chapter.judge_file.name]
+    while queue:
+        name = queue.pop()
+        if name not in needed:
+            needed.add(name)
+            queue.extend(_relative_imports(name) - needed)
+    return tuple(sorted(needed))
 
 
 def files(chapter, reference_document):
     """{relative path: bytes} of the `selfcheck/` package for `chapter`, hidden regions removed."""
     out = {}
-    for name in common_modules() + (chapter.probe_file.name, chapter.judge_file.name):
+    for name in shipped_modules(chapter):
         source = paths.CHECKS / name
         text = remove_hidden(source.read_text(encoding="utf-8"))
         out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
