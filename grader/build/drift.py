@@ -4,10 +4,13 @@ Code, text and notebooks must match byte for byte. Reference data (`grader/refer
 `selfcheck/reference.json` copies) holds float results of torch kernels, whose last digits differ between CPUs
 (AVX-512, AVX2, `ATEN_CPU_CAPABILITY=default`): there the numbers are compared with a tolerance tied to
 each value's dtype, and everything else in the document (keys, shapes, dtypes, flags, strings, the count of
-values, where the NaNs and infinities are) must be equal. A file that is equivalent is left as it is.
+values, where the NaNs and infinities are) must be equal. Bug-model results are compared model by model, in
+order (`references.expanded`), like every other number. A file that is equivalent is left as it is.
 """
 import json
 import math
+
+from grader.checks import references
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.json"
@@ -46,6 +49,10 @@ def differences(old_bytes, new_bytes, limit=5):
         old, new = json.loads(old_bytes), json.loads(new_bytes)
     except ValueError as error:
         return [f"not valid JSON: {error}"]
+    try:
+        old, new = references.expanded(old), references.expanded(new)
+    except (KeyError, IndexError, TypeError, ValueError) as error:
+        return [f"bug-model results unreadable ({type(error).__name__}: {error})"]
     found = []
     _compare(old, new, DEFAULT_DTYPE, "", found, limit)
     return found

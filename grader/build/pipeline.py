@@ -16,10 +16,10 @@ IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 
 
 def reference_document(chapter):
-    """Run the chapter's solution through its probe: the reference outputs of every case."""
+    """Run the chapter's solution through its probe, and its bug models on each case: the reference document."""
     probe = chapter.checks.probe
     note = headers.note(f"solutions/{chapter.id}/transformer.py through grader/checks/{chapter.probe_file.name}")
-    return references.generate(probe, chapter.module.read_text(encoding="utf-8"), note)
+    return references.generate(probe, chapter.module.read_text(encoding="utf-8"), note, chapter.checks.model_code)
 
 
 def generate(with_release=True):

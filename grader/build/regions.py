@@ -1,4 +1,5 @@
-"""nbgrader's region markers, applied to plain text: solution regions and hidden-test regions.
+"""nbgrader's region markers, applied to plain text: solution regions and hidden-test regions; and the
+grader-only bug-model region of a chapter judge.
 
 The same markers are used in `solutions/*/transformer.py`, in the chapter checks modules and in
 the generated nbgrader notebook, so one parser serves the `.py` track, the notebook track and the
@@ -10,9 +11,15 @@ BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
+BEGIN_MODELS = "### BEGIN BUG MODELS"
+END_MODELS = "### END BUG MODELS"
+MARKERS = {"solution": (BEGIN_SOLUTION, END_SOLUTION), "hidden": (BEGIN_HIDDEN, END_HIDDEN),
+           "models": (BEGIN_MODELS, END_MODELS)}
 
 # What replaces a solution region; nbgrader_config.py gives nbgrader the same text.
 CODE_STUB = 'raise NotImplementedError("아직 작성하지 않았습니다: 위의 TODO를 읽고 이 부분을 채워 주세요.")'
+# What replaces a judge's bug-model region in a student's copy (`contract.Chapter(model_code=MODEL_CODE)`).
+MODELS_STUB = "MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json"
 
 
 class RegionError(ValueError):
@@ -60,6 +67,11 @@ def remove_hidden(text):
     return _replace(text, BEGIN_HIDDEN, END_HIDDEN, [])
 
 
+def remove_models(text):
+    """Replace every bug-model region, markers included, by `MODEL_CODE = None` (a student's copy of a judge)."""
+    return _replace(text, BEGIN_MODELS, END_MODELS, MODELS_STUB.splitlines())
+
+
 def drop_markers(text):
     """Keep the solution code but remove its marker lines (the finished module students compare against)."""
     kept = [line for line in text.splitlines() if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION)]
@@ -67,7 +79,7 @@ def drop_markers(text):
 
 
 def region_lines(text, kind):
-    """The code lines inside regions of `kind` ("solution" or "hidden"), for leak detection."""
-    begin, end = (BEGIN_SOLUTION, END_SOLUTION) if kind == "solution" else (BEGIN_HIDDEN, END_HIDDEN)
+    """The code lines inside regions of `kind` ("solution", "hidden" or "models"), for leak detection."""
+    begin, end = MARKERS[kind]
     lines = text.splitlines()
     return [lines[i] for start, stop in _regions(text, begin, end) for i in range(start + 1, stop)]

@@ -6,7 +6,7 @@ from grader import paths
 from grader.checks import references
 
 from . import headers
-from .regions import remove_hidden
+from .regions import remove_hidden, remove_models
 
 PACKAGE = "selfcheck"
 
@@ -37,11 +37,12 @@ def shipped_modules(chapter):
 
 
 def files(chapter, reference_document):
-    """{relative path: bytes} of the `selfcheck/` package for `chapter`, hidden regions removed."""
+    """{relative path: bytes} of the `selfcheck/` package for `chapter`: hidden regions removed, bug-model code
+    replaced by `MODEL_CODE = None` (the visible cases' model results ship in reference.json)."""
     out = {}
     for name in shipped_modules(chapter):
         source = paths.CHECKS / name
-        text = remove_hidden(source.read_text(encoding="utf-8"))
+        text = remove_models(remove_hidden(source.read_text(encoding="utf-8")))
         out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
     probe = chapter.checks.probe
     public = references.visible_only(reference_document, probe)

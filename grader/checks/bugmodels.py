@@ -1,37 +1,55 @@
-"""Bug models: known wrong implementations, run on a case's inputs and matched to the student's result.
+"""Bug models: known wrong implementations of a chapter's function, matched to the student's result.
 
-Each model is labelled by the bug keys it stands for. The models of a case run once per submission
-(cached on the evidence, whichever check asks first); a model may raise, and then it matches a
-student who raised the same exception (type and first line).
+A model's code is grader-only: it sits in the judge's `### BEGIN BUG MODELS` region, which the student's
+`selfcheck/` copy replaces by `MODEL_CODE = None`. `python -m grader build` runs it on every case's inputs
+(`ModelCode.stored`) and keeps the results in the references, as `bug_models` of each case; grading and the
+self-check read those (`BugModels`) and never run model code. A model may raise, and then it matches a student
+who raised the same exception (type and first line).
 """
+import json
 import warnings
+from dataclasses import dataclass
+from typing import Callable
 
-from .tensors import describe_exception
+from .tensors import describe_exception, encode
+
+KEY = "bug_models"  # where a case's model results live in its reference
+RESULT_KEYS = ("kind", "dtype", "shape", "data")  # what a stored tensor keeps of its `tensors.encode` description
 
 
-class BugModels:
-    """A chapter's bug models.
+class MissingModelResults(LookupError):
+    """The references lack a case's bug-model results (an out-of-date or damaged reference file): rebuild them."""
 
-    `models(case)` lists (label, model) pairs, most specific first; a label is a bug key of `bugs` or a tuple of
-    keys (bugs that occur together). `call(model, case, inputs)` runs one model the way the probe ran the
-    student's function; `same(student, produced)` says whether a model's result reproduces the student's (as
-    read by the chapter's judge, or by `student(evidence, case)` from a trace). With `tie_break="seed"`, when
-    several models match on another case, those the student's result on the seed case shows too come first.
+
+class StoredError(Exception):
+    """The exception a bug model raised, read back from the references (its type and first line)."""
+
+    def __init__(self, type, message):
+        super().__init__(message)
+        self.type = type
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ModelCode:
+    """The grader-only half of a chapter's bug models, run by the build only.
+
+    `models(case)` lists (label, model) pairs, most specific first; a label is a bug key of the chapter's BUGS, a
+    tuple of keys (bugs that occur together) or None (the solution's own way). `call(model, case, inputs)` runs one
+    model the way the probe ran the student's function and returns only what the judge compares (`same`).
     """
 
-    def __init__(self, name, models, call, same, bugs, student=None, tie_break=None):
-        self.name = name
-        self.models = models
-        self.call = call
-        self.same = same
-        self.bugs = bugs
-        self.student = student
-        self.tie_break = tie_break
+    models: Callable
+    call: Callable
 
-    def results(self, evidence, case):
-        """[(label, result or the exception)] of every model on `case`, computed once per submission."""
-        return evidence.memo((self.name, case), lambda: [(label, self._run(model, case, evidence.inputs(case)))
-                                                          for label, model in self.models(case)])
+    def stored(self, probe, case):
+        """The models' results on `case` as plain data: `order` [[label, index]] into the distinct `results`."""
+        inputs = probe.make_inputs(case)
+        order, results = [], {}
+        for label, model in self.models(case):
+            encoded = json.dumps(_encoded(self._run(model, case, inputs)), sort_keys=True)
+            order.append([list(label) if isinstance(label, tuple) else label, results.setdefault(encoded, len(results))])
+        return {"order": order, "results": [json.loads(encoded) for encoded in results]}
 
     def _run(self, model, case, inputs):
         with warnings.catch_warnings():
@@ -41,12 +59,76 @@ class BugModels:
             except Exception as error:  # a bug model may fail the way the student's code did
                 return error
 
+
+def _encoded(value):
+    """A model's result as plain data: tensors (float32 unless that overflows), tuples of them, or an exception."""
+    import torch
+
+    if isinstance(value, Exception):
+        described = describe_exception(value)
+        return {"kind": "error", "type": described["type"], "message": described["message"]}
+    if isinstance(value, (tuple, list)):
+        return {"kind": "tuple", "items": [_encoded(item) for item in value]}
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"a bug model returned {type(value).__name__}: return tensors (or a tuple of them)")
+    tensor = value.detach()
+    if tensor.is_floating_point() and torch.isfinite(tensor.float()).sum() == torch.isfinite(tensor).sum():
+        tensor = tensor.float()  # matching is allclose(rtol=1e-4): float32 keeps 7 digits, half the size of float64
+    described = encode(tensor)
+    if described["data"] is None:
+        raise ValueError(f"a bug model's result of shape {described['shape']} is too large to store")
+    return {key: described[key] for key in RESULT_KEYS}
+
+
+def expanded(stored):
+    """[[label, result]] in the models' order, results written out (the drift check compares these)."""
+    return [[label, stored["results"][index]] for label, index in stored["order"]]
+
+
+def _decoded(result):
+    from .compare import decode
+
+    if result["kind"] == "error":
+        return StoredError(result["type"], result["message"])
+    if result["kind"] == "tuple":
+        return tuple(_decoded(item) for item in result["items"])
+    return decode(result)
+
+
+class BugModels:
+    """A chapter's bug models, as the judge sees them: their stored results, matched to the student's.
+
+    `same(student, produced)` says whether a model's result reproduces the student's (as read by the chapter's
+    judge, or by `student(evidence, case)` from a trace). With `tie_break="seed"`, when several models match on
+    another case, those the student's result on the seed case shows too come first. The models themselves are the
+    chapter's `ModelCode` (declared as `Chapter(model_code=...)`, grader only).
+    """
+
+    def __init__(self, name, same, bugs, student=None, tie_break=None):
+        self.name = name
+        self.same = same
+        self.bugs = bugs
+        self.student = student
+        self.tie_break = tie_break
+
+    def results(self, evidence, case):
+        """[(label, result or the exception)] of every model on `case`, read from the references once per submission."""
+        return evidence.memo((self.name, case), lambda: self._stored(evidence, case))
+
+    def _stored(self, evidence, case):
+        stored = evidence.reference(case).get(KEY)
+        if stored is None:
+            raise MissingModelResults(f"{self.name}: the references have no {KEY} for case {case!r}: "
+                                      "declare Chapter(model_code=...) and run `python -m grader build`")
+        return [(tuple(label) if isinstance(label, list) else label, _decoded(result))
+                for label, result in expanded(stored)]
+
     def matching(self, evidence, case, student=None, error=None):
         """The labels whose models reproduce the student's result (or exception `error`), in order, no repeats."""
         found = []
         for label, produced in self.results(evidence, case):
-            if isinstance(produced, Exception):
-                if error is not None and describe_exception(produced) == {"type": error["type"], "message": error["message"]}:
+            if isinstance(produced, StoredError):
+                if error is not None and (produced.type, produced.message) == (error["type"], error["message"]):
                     found.append(label)
             elif error is None and self.same(student, produced):
                 found.append(label)

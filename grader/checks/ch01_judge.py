@@ -10,7 +10,7 @@ import torch
 
 from . import ch01_probe as probe
 from . import messages
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import PAIR, changed_inputs, explain_error, named, read_pair, reference_check
 from .compare import close, decode, shape_text
 from .contract import Chapter
@@ -58,6 +58,7 @@ BUGS = {
 
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 def _scores(q, k, scale):
     return torch.matmul(q, k.transpose(-2, -1)) / scale
@@ -129,6 +130,10 @@ def _call(model, case, inputs):
     return model(*(t.to(torch.float64) for t in inputs))
 
 
+MODEL_CODE = ModelCode(models=lambda case: BUG_MODELS, call=_call)
+### END BUG MODELS
+
+
 def _student_weights(evidence, case):
     """The student's p_attn on `case` (to break ties between bug models on the seed case), or None."""
     try:
@@ -139,8 +144,8 @@ def _student_weights(evidence, case):
 
 # Several bug models can coincide on one input (with a single query, dividing by √(query length) is dividing
 # by 1): the student's result on the seed input (every check reads it) breaks the tie.
-MODELS = BugModels("ch01", models=lambda case: BUG_MODELS, call=_call, bugs=BUGS, student=_student_weights,
-                   same=lambda p_attn, produced: close(p_attn, produced[1]), tie_break="seed")
+MODELS = BugModels("ch01", bugs=BUGS, student=_student_weights, same=lambda p_attn, produced: close(p_attn, produced[1]),
+                   tie_break="seed")
 
 
 # ----------------------------------------------------------------------------- reading a call
@@ -442,4 +447,4 @@ CHECKS += [
 ### END HIDDEN TESTS
 
 CHAPTER_ID = "01_attention"
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS)
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, model_code=MODEL_CODE)

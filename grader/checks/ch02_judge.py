@@ -9,7 +9,7 @@ import torch
 
 from . import ch02_probe as probe
 from . import messages
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error, named, read_pair, read_tensor, reference_check, reference_pair
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
@@ -71,6 +71,7 @@ BUGS = {
 
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 def _index_assign(scores, mask):
     scores = scores.clone()
@@ -174,7 +175,10 @@ def _models(case):
             for mask in masks for dropout_way, dropout_bug in dropouts]
 
 
-MODELS = BugModels("ch02", models=_models, call=_call, bugs=BUGS,
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch02", bugs=BUGS,
                    same=lambda call, produced: close(call.p_attn, produced[1], equal_nan=True)
                    and close(call.output, produced[0], equal_nan=True))
 
@@ -450,4 +454,5 @@ CHECKS += [
 
 CHAPTER_ID = "02_masking"
 # The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"))
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"),
+                  model_code=MODEL_CODE)

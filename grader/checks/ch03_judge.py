@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from . import ch03_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter, Picture
@@ -61,6 +61,7 @@ SHARED_HINT = BUGS["clones_shared"]
 LIST_HINT = BUGS["clones_list"]
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 MODELS_LIST = ("correct", "no_split_transpose", "no_merge_transpose", "no_contiguous", "no_unsqueeze",
           "no_output_projection", "dk_is_d_model", "dropout_not_passed", "key_as_value")
@@ -117,8 +118,11 @@ def _call(bug, case, inputs):
     return seeded(lambda: multi_head(spec, inputs, model_weights(spec), bug), spec.seed)
 
 
-MODELS = BugModels("ch03", models=lambda case: [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST],
-                   call=_call, same=same_output, bugs=BUGS)
+MODEL_CODE = ModelCode(models=lambda case: [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST],
+                       call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch03", same=same_output, bugs=BUGS)
 
 
 def matching_bug(evidence, case, output=None, error=None):
@@ -253,4 +257,5 @@ CHECKS += [
 
 # The feedback picture: the weights the student's forward kept in self.attn on the demo's shapes, batch 0, head 0.
 CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS,
-                  picture=Picture(case="self_attn", path=("attributes", "attn"), index=(0, 0), label="self.attn"))
+                  picture=Picture(case="self_attn", path=("attributes", "attn"), index=(0, 0), label="self.attn"),
+                  model_code=MODEL_CODE)

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from . import ch04_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
 from .framework import Check
@@ -41,6 +41,7 @@ BUGS = {
 }
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 ACTIVATIONS = {
     "relu": (None, F.relu),
@@ -90,8 +91,10 @@ def _call(model, case, inputs):
     return seeded(lambda: feed_forward(spec, inputs[0], model_weights(spec), *model), spec.seed)
 
 
-MODELS = BugModels("ch04", models=lambda case: [(_label(*model), model) for model in MODEL_LIST],
-                   call=_call, same=same_output, bugs=BUGS)
+MODEL_CODE = ModelCode(models=lambda case: [(_label(*model), model) for model in MODEL_LIST], call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch04", same=same_output, bugs=BUGS)
 
 
 def error_diagnosis(evidence, case, error):
@@ -137,4 +140,5 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
-CHAPTER = Chapter(id="04_feedforward", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+CHAPTER = Chapter(id="04_feedforward", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  model_code=MODEL_CODE)

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from . import ch05_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close
 from .contract import Chapter
@@ -60,6 +60,7 @@ BUGS = {
 }
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 SCALES = {"sqrt": (None, math.sqrt), "none": ("emb_no_scale", lambda d: 1.0),
           "d_model": ("emb_times_d_model", float), "divided": ("emb_divided", lambda d: 1 / math.sqrt(d))}
@@ -115,7 +116,10 @@ def _call(model, case, inputs):
     return seeded(lambda: positional(spec, inputs[0], *model[1:]), spec.seed)
 
 
-MODELS = BugModels("ch05", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch05", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -227,4 +231,5 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
-CHAPTER = Chapter(id="05_embeddings", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+CHAPTER = Chapter(id="05_embeddings", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  model_code=MODEL_CODE)

@@ -12,7 +12,7 @@ import torch
 
 from . import ch06_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
 from .framework import Check
@@ -45,6 +45,7 @@ BUGS = {
 }
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 STATISTICS = {  # how the normalisation divides: (label, function of (centred x, x, eps, axis))
     "std_plus_eps": (None, lambda c, x, eps, axis: c / (x.std(axis, keepdim=True) + eps)),
@@ -144,7 +145,10 @@ def _call(model, case, inputs):
     return seeded(lambda: sublayer_connection(spec, *inputs, *model[1:]), spec.seed)
 
 
-MODELS = BugModels("ch06", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch06", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -201,4 +205,5 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
-CHAPTER = Chapter(id="06_sublayer", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+CHAPTER = Chapter(id="06_sublayer", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  model_code=MODEL_CODE)

@@ -11,7 +11,7 @@ import torch
 
 from . import ch01_probe as probe
 from . import messages
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import PAIR, changed_inputs, explain_error, named, read_pair, reference_check
 from .compare import close, decode, shape_text
 from .contract import Chapter
@@ -59,75 +59,7 @@ BUGS = {
 
 
 # ----------------------------------------------------------------------------- bug models
-
-def _scores(q, k, scale):
-    return torch.matmul(q, k.transpose(-2, -1)) / scale
-
-
-def _softmax_model(weights_of):
-    """A wrong implementation differing only in how the weights are formed from (q, k)."""
-
-    def model(q, k, v):
-        p = weights_of(q, k, v)
-        return torch.matmul(p, v), p
-
-    return model
-
-
-def _mix_model(other_of):
-    """A wrong implementation with correct weights that mixes another tensor than value."""
-
-    def model(q, k, v):
-        p = _scores(q, k, _sqrt(q)).softmax(-1)
-        return torch.matmul(p, other_of(q, k, v)), p
-
-    return model
-
-
-def _bmm_model(q, k, v):
-    """torch.bmm instead of torch.matmul: fine in 3-D, an error in 4-D."""
-    p = (torch.bmm(q, k.transpose(-2, -1)) / _sqrt(q)).softmax(-1)
-    return torch.bmm(p, v), p
-
-
-def _sqrt(q):
-    return math.sqrt(q.size(-1))
-
-
-# (bug, model) pairs, most specific first; several models may share one explanation.
-BUG_MODELS = [
-    ("no_scale", _softmax_model(lambda q, k, v: _scores(q, k, 1.0).softmax(-1))),
-    ("divide_by_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1)).softmax(-1))),
-    ("half_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1) / 2).softmax(-1))),
-    ("half_dk", _softmax_model(lambda q, k, v: _scores(q, k, q.size(-1) * 2).softmax(-1))),
-    # d_k read from another axis or tensor: query/key length, d_v, the axis after batch.
-    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(-2))).softmax(-1))),
-    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(k.size(-2))).softmax(-1))),
-    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(v.size(-1))).softmax(-1))),
-    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(1))).softmax(-1))),
-    ("times_sqrt", _softmax_model(lambda q, k, v: _scores(q, k, 1 / _sqrt(q)).softmax(-1))),
-    ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(-2))),
-    ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(1))),
-    ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(0))),
-    ("dot_T", _softmax_model(lambda q, k, v: (torch.matmul(q, k.permute(*reversed(range(k.dim())))) / _sqrt(q)).softmax(-1))),
-    ("transpose_01", _softmax_model(lambda q, k, v: (torch.matmul(q, k.transpose(0, 1)) / _sqrt(q)).softmax(-1))),
-    ("transpose_12", _softmax_model(lambda q, k, v: (torch.matmul(q, k.transpose(1, 2)) / _sqrt(q)).softmax(-1))),
-    ("no_transpose", _softmax_model(lambda q, k, v: (torch.matmul(q, k) / _sqrt(q)).softmax(-1))),
-    ("swap_qk", _softmax_model(lambda q, k, v: _scores(k, q, _sqrt(q)).softmax(-1))),
-    ("value_as_key", _softmax_model(lambda q, k, v: _scores(q, v, _sqrt(q)).softmax(-1))),
-    ("log_softmax", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).log_softmax(-1))),
-    ("sigmoid", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).sigmoid())),
-    ("sigmoid", _softmax_model(lambda q, k, v: _scores(q, k, 1.0).sigmoid())),
-    ("scores", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)))),
-    ("scores", _softmax_model(lambda q, k, v: _scores(q, k, 1.0))),
-    ("wrong_value", _mix_model(lambda q, k, v: q)),
-    ("wrong_value", _mix_model(lambda q, k, v: k)),
-    ("bmm", _bmm_model),
-]
-
-
-def _call(model, case, inputs):
-    return model(*(t.to(torch.float64) for t in inputs))
+MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
 
 def _student_weights(evidence, case):
@@ -140,8 +72,8 @@ def _student_weights(evidence, case):
 
 # Several bug models can coincide on one input (with a single query, dividing by √(query length) is dividing
 # by 1): the student's result on the seed input (every check reads it) breaks the tie.
-MODELS = BugModels("ch01", models=lambda case: BUG_MODELS, call=_call, bugs=BUGS, student=_student_weights,
-                   same=lambda p_attn, produced: close(p_attn, produced[1]), tie_break="seed")
+MODELS = BugModels("ch01", bugs=BUGS, student=_student_weights, same=lambda p_attn, produced: close(p_attn, produced[1]),
+                   tie_break="seed")
 
 
 # ----------------------------------------------------------------------------- reading a call
@@ -362,4 +294,4 @@ CHECKS = [
 
 
 CHAPTER_ID = "01_attention"
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS)
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, model_code=MODEL_CODE)

@@ -10,7 +10,7 @@ import torch
 
 from . import ch02_probe as probe
 from . import messages
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error, named, read_pair, read_tensor, reference_check, reference_pair
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
@@ -72,110 +72,9 @@ BUGS = {
 
 
 # ----------------------------------------------------------------------------- bug models
+MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
-def _index_assign(scores, mask):
-    scores = scores.clone()
-    scores[mask == 0] = -1e9
-    return scores.softmax(-1)
-
-
-# How the student may have masked: (name, bug, function(scores, mask) -> p_attn). "no_if" masks even when mask is None.
-MASK_WAYS = [
-    ("correct", None, lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1)),
-    ("inverted", "inverted_mask", lambda s, m: s.masked_fill(m != 0, -1e9).softmax(-1)),
-    ("inverted_raw", "inverted_mask", lambda s, m: s.masked_fill(m, -1e9).softmax(-1)),
-    ("fill_zero", "fill_zero", lambda s, m: s.masked_fill(m == 0, 0.0).softmax(-1)),
-    ("neg_inf", "neg_inf", lambda s, m: s.masked_fill(m == 0, -math.inf).softmax(-1)),
-    ("after_softmax", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, 0.0)),
-    ("after_softmax_fill", "after_softmax", lambda s, m: s.softmax(-1).masked_fill(m == 0, -1e9)),
-    ("ignored", "mask_ignored", lambda s, m: s.softmax(-1)),
-    ("transposed", "mask_transposed", lambda s, m: s.masked_fill(m.transpose(-2, -1) == 0, -1e9).softmax(-1)),
-    ("head_axis", "head_axis", lambda s, m: s.masked_fill(m.unsqueeze(1) == 0, -1e9).softmax(-1)),
-    ("index_assign", "boolean_index", _index_assign),
-    ("bitwise_not", "mask_bool_only", lambda s, m: s.masked_fill(~m, -1e9).softmax(-1)),
-]
-NO_IF_MASK = ("no_if", "mask_none", lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1))
-
-
-def _apply(dropout, x):
-    return dropout(x) if dropout is not None else x
-
-
-def _call_none(x):
-    """Reproduce `dropout(p_attn)` with dropout=None (the student's error message)."""
-    dropout = None
-    return dropout(x)
-
-
-# Where the student may have put dropout: (name, bug). Applied by `_model` below.
-DROPOUT_WAYS = [
-    ("p_attn", None),
-    ("scores", "dropout_scores"),
-    ("scores_after_mask", "dropout_scores"),
-    ("output", "dropout_output"),
-    ("not_returned", "dropout_not_returned"),
-    ("ignored", "dropout_ignored"),
-    ("always_train", "dropout_eval_ignored"),
-    ("own", "dropout_own"),
-]
-
-
-def _model(mask_way, dropout_way):
-    """A (possibly wrong) attention: mask the scores one way, apply dropout in one place."""
-    _, _, masked_softmax = mask_way
-
-    def model(query, key, value, mask, dropout):
-        scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
-        if dropout_way == "scores":
-            scores = _apply(dropout, scores)
-        if mask is not None or mask_way[0] == "no_if":
-            if dropout_way == "scores_after_mask":
-                p_attn = _apply(dropout, scores.masked_fill(mask == 0, -1e9)).softmax(-1)
-            else:
-                p_attn = masked_softmax(scores, mask)
-        else:
-            p_attn = _apply(dropout, scores).softmax(-1) if dropout_way == "scores_after_mask" else scores.softmax(-1)
-        used = p_attn
-        if dropout_way == "no_if":
-            p_attn = _call_none(p_attn)
-        elif dropout_way == "p_attn":
-            p_attn = used = _apply(dropout, p_attn)
-        elif dropout_way == "not_returned":
-            used = _apply(dropout, p_attn)
-        elif dropout_way == "always_train" and dropout is not None:
-            p_attn = used = torch.nn.functional.dropout(p_attn, dropout.p, training=True)
-        elif dropout_way == "own":
-            p_attn = used = torch.nn.Dropout(0.1)(p_attn)
-        output = torch.matmul(used, value)
-        if dropout_way == "output":
-            output = _apply(dropout, output)
-        return output, p_attn
-
-    return model
-
-
-def _call(model, case, inputs):
-    """Run a bug model like the probe ran the student: same inputs, same dropout module, same RNG seed."""
-    query, key, value, mask = inputs
-    with torch.random.fork_rng(devices=[]):
-        dropout = probe.make_dropout(case)
-        if probe.CASES[case].dropout is not None:
-            torch.manual_seed(probe.CASES[case].seed)
-        return model(query.clone(), key.clone(), value.clone(), None if mask is None else mask.clone(), dropout)
-
-
-def _models(case):
-    """(bugs, model) for each way to mask × place for dropout that makes sense for `case`, correct first."""
-    spec = probe.CASES[case]
-    if spec.function != "attention":
-        return []
-    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
-    dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
-    return [(tuple(bug for bug in (mask[1], dropout_bug) if bug), _model(mask, dropout_way))
-            for mask in masks for dropout_way, dropout_bug in dropouts]
-
-
-MODELS = BugModels("ch02", models=_models, call=_call, bugs=BUGS,
+MODELS = BugModels("ch02", bugs=BUGS,
                    same=lambda call, produced: close(call.p_attn, produced[1], equal_nan=True)
                    and close(call.output, produced[0], equal_nan=True))
 
@@ -422,4 +321,5 @@ CHECKS = [
 
 CHAPTER_ID = "02_masking"
 # The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"))
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"),
+                  model_code=MODEL_CODE)

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from . import ch05_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close
 from .contract import Chapter
@@ -61,62 +61,9 @@ BUGS = {
 }
 
 # ----------------------------------------------------------------------------- bug models
+MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
-SCALES = {"sqrt": (None, math.sqrt), "none": ("emb_no_scale", lambda d: 1.0),
-          "d_model": ("emb_times_d_model", float), "divided": ("emb_divided", lambda d: 1 / math.sqrt(d))}
-TABLES = {"interleaved": None, "swapped": "pe_swapped", "concatenated": "pe_concatenated", "sign": "pe_div_sign",
-          "none": "pe_not_added"}
-PLACES = {"after_add": None, "none": "dropout_missing", "on_pe": "dropout_on_pe", "before_add": "dropout_before_add"}
-
-
-def pe_rows(length, d_model, table="interleaved"):
-    """The first `length` rows of a positional-encoding table built the `table` way, (length, d_model)."""
-    if table == "none":
-        return torch.zeros(length, d_model)
-    exponent = torch.arange(0, d_model, 2) * (math.log(10000.0) / d_model)
-    frequency = torch.exp(exponent if table == "sign" else -exponent)
-    angle = torch.arange(length).unsqueeze(1) * frequency
-    sin, cos = torch.sin(angle), torch.cos(angle)
-    if table == "concatenated":
-        return torch.cat([sin, cos], dim=-1)
-    pair = (cos, sin) if table == "swapped" else (sin, cos)
-    return torch.stack(pair, dim=-1).reshape(length, d_model)
-
-
-def positional(spec, x, table, place):
-    """PositionalEncoding's forward with one way of building the table and one place for dropout."""
-    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
-    rows = pe_rows(x.size(1), spec.d_model, table).unsqueeze(0)
-    if place == "on_pe":
-        return x + dropout(rows)
-    if place == "before_add":
-        return dropout(x) + rows
-    added = x + rows
-    return added if place == "none" else dropout(added)
-
-
-def embedding_weights(spec):
-    """The `lut.weight` the probe loads into an Embeddings named like the solution, drawn again from the seed."""
-    return modules.seeded_weights([("lut.weight", [spec.vocab, spec.d_model])], spec.seed)["lut.weight"]
-
-
-def _models(case):
-    """(label, model) pairs for `case`, the solution's own way first."""
-    if probe.CASES[case].cls == probe.EMBEDDINGS:
-        return [(SCALES[scale][0], ("scale", scale)) for scale in SCALES]
-    pairs = itertools.product(TABLES, PLACES)
-    return [(tuple(bug for bug in (TABLES[t], PLACES[p]) if bug) or None, ("pe", t, p)) for t, p in pairs]
-
-
-def _call(model, case, inputs):
-    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
-    spec = probe.CASES[case]
-    if model[0] == "scale":
-        return F.embedding(inputs[0], embedding_weights(spec)) * SCALES[model[1]][1](spec.d_model)
-    return seeded(lambda: positional(spec, inputs[0], *model[1:]), spec.seed)
-
-
-MODELS = BugModels("ch05", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODELS = BugModels("ch05", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -218,4 +165,5 @@ CHECKS = [
 ]
 
 
-CHAPTER = Chapter(id="05_embeddings", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+CHAPTER = Chapter(id="05_embeddings", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  model_code=MODEL_CODE)

@@ -13,7 +13,7 @@ import torch
 
 from . import ch06_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
 from .framework import Check
@@ -46,106 +46,9 @@ BUGS = {
 }
 
 # ----------------------------------------------------------------------------- bug models
+MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
-STATISTICS = {  # how the normalisation divides: (label, function of (centred x, x, eps, axis))
-    "std_plus_eps": (None, lambda c, x, eps, axis: c / (x.std(axis, keepdim=True) + eps)),
-    "biased": ("biased_std", lambda c, x, eps, axis: c / (x.std(axis, keepdim=True, unbiased=False) + eps)),
-    "nn_layer_norm": (("biased_std", "eps_in_sqrt"),
-                      lambda c, x, eps, axis: c / (x.var(axis, keepdim=True, unbiased=False) + eps).sqrt()),
-    "sqrt_eps": ("eps_in_sqrt", lambda c, x, eps, axis: c / (x.var(axis, keepdim=True) + eps).sqrt()),
-    "no_eps": ("eps_missing", lambda c, x, eps, axis: c / x.std(axis, keepdim=True)),
-}
-AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis"}
-SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual"}
-PLACES = {"after_sublayer": None, "none": "dropout_missing", "before_sublayer": "dropout_before_sublayer",
-          "on_residual": "dropout_on_residual"}
-
-
-def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
-    """LayerNorm computed one way: which std, where eps goes, over which axis, a and b swapped or not."""
-    if swapped:
-        a, b = b, a
-    centred = x - x.mean(axis, keepdim=True)
-    if statistic == "eps_outside":
-        return a * centred / x.std(axis, keepdim=True) + eps + b
-    return a * STATISTICS[statistic][1](centred, x, eps, axis) + b
-
-
-def norm_weights(spec, prefix=""):
-    """(a_2, b_2) of the module in `spec`: the fresh ones (1, 0) or those the probe loaded from the seed."""
-    if spec.kind == "fresh":
-        return torch.ones(spec.size), torch.zeros(spec.size)
-    names = [(prefix + "a_2", [spec.size]), (prefix + "b_2", [spec.size])]
-    weights = modules.seeded_weights(names, spec.seed)
-    return weights[prefix + "a_2"], weights[prefix + "b_2"]
-
-
-def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps", axis=-1):
-    """SublayerConnection's forward with one order of norm and residual, one place for dropout, one LayerNorm."""
-    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
-    a, b = norm_weights(spec, "norm.")
-
-    def norm(t):
-        return layer_norm(t, a, b, 1e-6, statistic, axis)
-
-    def sub(t):
-        return t @ matrix
-
-    if order == "post_norm":
-        inner = sub(dropout(x)) if place == "before_sublayer" else sub(x)
-        inner = inner if place in ("none", "before_sublayer") else dropout(inner)
-        return norm(x + inner)
-    normed = norm(x)
-    if place == "before_sublayer":
-        out = sub(dropout(normed))
-    else:
-        out = sub(normed) if place in ("none", "on_residual") else dropout(sub(normed))
-    if order == "no_residual":
-        return dropout(out) if place == "on_residual" else out
-    return dropout(x + out) if place == "on_residual" else x + out
-
-
-def _label(*bugs):
-    """The bug keys a model stands for (None: the solution's way)."""
-    return tuple(bug for bug in bugs if bug) or None
-
-
-NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
-
-
-def _norm_labels(statistic, axis):
-    """The bug keys of a LayerNorm computed with `statistic` over `axis`."""
-    labels = NORM_LABELS[statistic] if isinstance(NORM_LABELS[statistic], tuple) else (NORM_LABELS[statistic],)
-    return (*labels, AXES[axis])
-
-
-def _norm_models():
-    """(label, model) for LayerNorm: the statistic, the axis and a/b swapped."""
-    return [(_label(*_norm_labels(statistic, axis), "ab_swapped" if swapped else None), ("ln", statistic, axis, swapped))
-            for swapped, statistic, axis in itertools.product((False, True), NORM_LABELS, AXES)]
-
-
-def _models(case):
-    """(label, model) pairs for `case`, the solution's own way first; then the right order with another LayerNorm."""
-    if probe.CASES[case].cls == probe.LAYER_NORM:
-        return _norm_models()
-    orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
-    norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
-             for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis))]
-    return orders + norms
-
-
-def _call(model, case, inputs):
-    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
-    spec = probe.CASES[case]
-    if model[0] == "ln":
-        a, b = norm_weights(spec)
-        eps = 1e-6 if spec.eps is None else spec.eps
-        return layer_norm(inputs[0], a, b, eps, *model[1:])
-    return seeded(lambda: sublayer_connection(spec, *inputs, *model[1:]), spec.seed)
-
-
-MODELS = BugModels("ch06", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODELS = BugModels("ch06", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -192,4 +95,5 @@ CHECKS = [
 ]
 
 
-CHAPTER = Chapter(id="06_sublayer", probe=probe, checks=CHECKS, bugs=BUGS, picture=None)
+CHAPTER = Chapter(id="06_sublayer", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  model_code=MODEL_CODE)
