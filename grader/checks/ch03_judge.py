@@ -113,13 +113,19 @@ def model_weights(spec):
 
 
 def _call(bug, case, inputs):
-    """Run one bug model as the probe ran the student's module: same inputs, weights and RNG seed."""
+    """Run one bug model as the probe ran the student's module (same inputs, weights and RNG seed): its output."""
     spec = probe.CASES[case]
-    return seeded(lambda: multi_head(spec, inputs, model_weights(spec), bug), spec.seed)
+    return seeded(lambda: multi_head(spec, inputs, model_weights(spec), bug)[0], spec.seed)
 
 
-MODEL_CODE = ModelCode(models=lambda case: [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST],
-                       call=_call)
+def _models(case):
+    """(label, model) for each mistake, the solution's way first; forward cases only (others compare no output)."""
+    if probe.CASES[case].kind != "forward":
+        return []
+    return [(None if bug == "correct" else bug, bug) for bug in MODELS_LIST]
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
 ### END BUG MODELS
 
 MODELS = BugModels("ch03", same=same_output, bugs=BUGS)

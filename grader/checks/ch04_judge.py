@@ -91,7 +91,12 @@ def _call(model, case, inputs):
     return seeded(lambda: feed_forward(spec, inputs[0], model_weights(spec), *model), spec.seed)
 
 
-MODEL_CODE = ModelCode(models=lambda case: [(_label(*model), model) for model in MODEL_LIST], call=_call)
+def _models(case):
+    """(label, model) for each activation × place for dropout; not on the structure case (it compares no output)."""
+    return [] if probe.CASES[case].kind == "module" else [(_label(*model), model) for model in MODEL_LIST]
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
 ### END BUG MODELS
 
 MODELS = BugModels("ch04", same=same_output, bugs=BUGS)

@@ -72,7 +72,7 @@ def _student_weights(evidence, case):
 
 # Several bug models can coincide on one input (with a single query, dividing by √(query length) is dividing
 # by 1): the student's result on the seed input (every check reads it) breaks the tie.
-MODELS = BugModels("ch01", bugs=BUGS, student=_student_weights, same=lambda p_attn, produced: close(p_attn, produced[1]),
+MODELS = BugModels("ch01", bugs=BUGS, student=_student_weights, same=close,
                    tie_break="seed")
 
 
@@ -173,8 +173,8 @@ def diagnose_output(evidence, case, call):
         if other.shape[-2] == call.p_attn.shape[-1]:
             if close(call.output, torch.matmul(call.p_attn, other)):
                 return BUGS["wrong_value"]
-    mixed_by = [bug for bug, produced in MODELS.results(evidence, case)
-                if not isinstance(produced, Exception) and close(call.output, produced[0])]
+    mixed_by = [bug for bug, p_attn in MODELS.results(evidence, case)
+                if not isinstance(p_attn, Exception) and close(call.output, torch.matmul(p_attn, value))]
     if mixed_by:
         return "출력은 돌려준 p_attn이 아닌 다른 가중치로 value를 섞은 것 같습니다 (출력 쪽: " + BUGS[mixed_by[0]] + ")"
     if call.output.shape != reference.shape:
