@@ -58,13 +58,12 @@ def test_the_correct_bug_model_reproduces_the_reference(chapter_id):
     from grader.checks.compare import close, decode
 
     contract = load_chapter(chapter_id)
-    judge = __import__(f"grader.checks.ch{chapter_id[:2]}_judge", fromlist=["MODELS"])
     reference = json.loads((ROOT / "grader" / "reference" / f"{chapter_id}.json").read_text(encoding="utf-8"))
     forward = [name for name, case in contract.probe.CASES.items() if case.kind == "forward"]
     assert forward
     for case in forward:
-        correct = [model for label, model in judge.MODELS.models(case) if label is None]
+        correct = [model for label, model in contract.model_code.models(case) if label is None]
         assert len(correct) == 1
-        produced = judge.MODELS.call(correct[0], case, contract.probe.make_inputs(case))
+        produced = contract.model_code.call(correct[0], case, contract.probe.make_inputs(case))
         output = produced[0] if isinstance(produced, tuple) else produced
         assert close(output.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case

@@ -16,6 +16,10 @@ from .tensors import describe_exception, encode
 
 KEY = "bug_models"  # where a case's model results live in its reference
 RESULT_KEYS = ("kind", "dtype", "shape", "data")  # what a stored tensor keeps of its `tensors.encode` description
+# Matching is allclose(rtol=1e-4, atol=1e-5): a stored value rounded to 6 significant digits and 8 decimals is
+# within 5e-6 relative (5e-9 absolute) of the model's, 20x inside it; a last digit that another CPU rounds the
+# other way stays inside the drift check's float32 tolerance (rtol 1e-5, atol 1e-6).
+DIGITS, DECIMALS = 6, 8
 
 
 class MissingModelResults(LookupError):
@@ -78,7 +82,13 @@ def _encoded(value):
     described = encode(tensor)
     if described["data"] is None:
         raise ValueError(f"a bug model's result of shape {described['shape']} is too large to store")
+    described["data"] = [_short(x) for x in described["data"]]
     return {key: described[key] for key in RESULT_KEYS}
+
+
+def _short(x):
+    """A stored number: a float rounded to DIGITS significant digits and DECIMALS decimals (ints, "nan" kept)."""
+    return round(float(f"{x:.{DIGITS}g}"), DECIMALS) if isinstance(x, float) else x
 
 
 def expanded(stored):
