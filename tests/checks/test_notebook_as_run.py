@@ -15,6 +15,7 @@ from grader.checks import loading, results, runner, tracks
 from grader.checks.__main__ import default_file
 from tests.conftest import PYTHON, ROOT
 
+from .chapters import CHAPTERS
 from .support import copy_folder, student_env
 
 pytestmark = pytest.mark.checks
@@ -187,6 +188,15 @@ def test_stub_diagnosis_fits_the_track(tmp_path):
     table = results.table(as_py, case_texts=case_texts)
     assert table.count("TODO를 채우세요") == 1
     assert tracks.worded("transformer.py의 TODO를 채우세요", tracks.PY) == "transformer.py의 TODO를 채우세요"
+
+
+@pytest.mark.parametrize("chapter_id", [pytest.param(c.id, marks=getattr(pytest.mark, c.marker)) for c in CHAPTERS])
+def test_every_chapters_stub_text_names_the_answer_cell_in_a_notebook(chapter_id):
+    """Each chapter's stub diagnosis (`TODO`, `TODO(02)`, …) points a notebook student at the answer cell."""
+    text = load_chapter(chapter_id).bugs["stub"]
+    assert "transformer.py의 TODO" in text
+    assert "답안 셀의 TODO" in tracks.worded(text, tracks.NOTEBOOK)
+    assert "transformer.py" not in tracks.worded(text, tracks.NOTEBOOK)
 
 
 def test_bare_selfcheck_finds_the_notebook(tmp_path):
