@@ -16,7 +16,7 @@ from . import messages
 from .calls import explain_error
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
-from .framework import Check, Finding, Verdict, each_case
+from .framework import Check, Finding, each_case
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),

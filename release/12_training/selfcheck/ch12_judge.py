@@ -17,7 +17,7 @@ from . import messages
 from .calls import explain_error
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
-from .framework import Check, Finding, Verdict, each_case
+from .framework import Check, Finding, each_case
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),
@@ -191,15 +191,15 @@ def loss_problem(evidence, case):
 # ----------------------------------------------------------------------------- run_epoch
 
 
-def calls_problem(found, expected):
-    """What run_epoch handed the loss compute, and the first values it got back (Korean problem or None)."""
+def calls_problem(found, expected, returned=True):
+    """What run_epoch handed the loss compute, and (if `returned`) whether the first values it got back hold a graph."""
     if len(found["calls"]) != len(expected["calls"]):
         return BUGS["loss_calls"]
     if any(call["target"] == "tgt" for call in found["calls"]):
         return BUGS["target_tgt"]
     if [c["norm"] for c in found["calls"]] != [c["norm"] for c in expected["calls"]]:
         return BUGS["norm_arg"]
-    if any(call["loss"].get("graph") for call in found["calls"]):
+    if returned and any(call["loss"].get("graph") for call in found["calls"]):
         return BUGS["loss_graph"]
     first, wanted = number(found["calls"][0]["loss"]), number(expected["calls"][0]["loss"])
     norm = expected["calls"][0]["norm"]
@@ -252,7 +252,7 @@ def epoch_problem(evidence, case, returned=True):
     if not found["pair"] or found["state"] is None:
         return BUGS["not_pair"]
     spec = probe.CASES[case]
-    return (calls_problem(found, expected) or steps_problem(found, expected, spec)
+    return (calls_problem(found, expected, returned) or steps_problem(found, expected, spec)
             or parameters_problem(found, expected) or (returned and returned_problem(found, expected)) or None)
 
 
