@@ -10,6 +10,8 @@ optimizer, the scheduler and `zero_grad` ran, what the loss compute was called w
 every parameter (sum and norm). The model, Batch, LabelSmoothing and rate come from the student's module
 (earlier chapters, shipped solved). Hidden cases live between the hidden-test markers.
 """
+import contextlib
+import io
 from dataclasses import dataclass
 
 import torch
@@ -241,8 +243,9 @@ def record_epoch(namespace, case, pairs):
     model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs)
     before = fingerprint(model)
     mode = "train" if case.kind == "train" else "eval"
-    result = namespace.run_epoch(iter(batches), model, spy, optimizer, scheduler, mode=mode,
-                                 accum_iter=case.accum_iter, train_state=namespace.TrainState())
+    with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (Tokens / Sec) change from run to run
+        result = namespace.run_epoch(iter(batches), model, spy, optimizer, scheduler, mode=mode,
+                                     accum_iter=case.accum_iter, train_state=namespace.TrainState())
     pair = isinstance(result, (tuple, list)) and len(result) == 2
     return {
         "loss": returned(result[0] if pair else result),
