@@ -270,8 +270,13 @@ def state_problem(evidence, case):
         return BUGS["accum_ignored"]
     if not evidence.visible(case):
         return BUGS["state_counters"]
-    detail = ", ".join(f"{key} = {found['state'][key]:g} (기준 {expected['state'][key]:g})" for key in wrong)
+    detail = ", ".join(f"{key} = {shown(found['state'][key])} (기준 {shown(expected['state'][key])})" for key in wrong)
     return f"{BUGS['state_counters']} {detail}."
+
+
+def shown(value):
+    """A counter as the student reads it ("없음" when it is missing or not a number)."""
+    return "없음" if value is None else f"{value:g}"
 
 
 def training_problem(evidence, case):
