@@ -24,7 +24,7 @@ def main(argv=None):
     grade.add_argument("--out", default="graded", help="output folder (default graded/)")
     grade.add_argument("--json", action="store_true", help="print a JSON array of results on stdout")
     grade.add_argument("--gradebook", default=None, help="nbgrader gradebook.db to write scores into")
-    grade.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per submission (default 20)")
+    grade.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per submission, replacing the chapter's budget (default: the chapter's, 20 unless it declares one)")
     grade.add_argument("--no-feedback", action="store_true", help="skip feedback pages and the class report")
 
     gradescope = commands.add_parser("gradescope", help="write a Gradescope autograder zip for a chapter")
@@ -33,7 +33,7 @@ def main(argv=None):
     gradescope.add_argument("--hidden-visibility", default="after_published",
                             choices=("hidden", "after_due_date", "after_published", "visible"),
                             help="when students see the hidden checks (default after_published)")
-    gradescope.add_argument("--timeout", type=float, default=None, help="wall-clock seconds for the student's code (default 20)")
+    gradescope.add_argument("--timeout", type=float, default=None, help="wall-clock seconds for the student's code (default: the chapter's budget)")
 
     demo = commands.add_parser("demo", help="the main job on the bundled sample class")
     demo.add_argument("--out", default="demo-out", help="output folder (default demo-out/)")

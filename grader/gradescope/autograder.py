@@ -70,12 +70,15 @@ def grade(settings):
     from grader.checks import chapter
     from grader.grading.judging import Judge
     from grader.grading.report import document
-    from grader.sandbox import Limits, SandboxError
+    from grader.sandbox import SandboxError
+    from grader.sandbox.limits import for_budget
 
     from .submission import find
 
-    limits = Limits(wall_seconds=settings.wall_seconds, cpu_seconds=max(1, int(settings.wall_seconds)))
     module = chapter(settings.number)
+    # config.json holds the chapter's wall time unless the instructor gave --timeout, which replaces the budget's times
+    given = None if settings.wall_seconds == module.budget.wall_seconds else settings.wall_seconds
+    limits = for_budget(module.budget, given)
     submission, problem = find(SUBMISSION, module.id)
     judge = Judge(module, limits)
     if problem:  # nothing to run: no sandbox needed

@@ -58,7 +58,8 @@ def run(chapter, out, hidden_visibility="after_published", timeout=None):
     except chapters.UnknownChapter:
         print(f"알 수 없는 장입니다: {chapter}", file=sys.stderr)
         return 2
-    settings = Settings(chapter_id, hidden_visibility, **({"wall_seconds": timeout} if timeout else {}))
+    wall_seconds = timeout or chapters.find(chapter_id).checks.budget.wall_seconds  # default: the chapter's budget
+    settings = Settings(chapter_id, hidden_visibility, wall_seconds=wall_seconds)
     out = out or f"autograder-{settings.number}.zip"
     names = write(settings, out)
     print(f"{out}: {len(names)}개 파일 (setup.sh, run_autograder, config.json, grader/…)", file=sys.stderr)

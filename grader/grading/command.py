@@ -22,24 +22,25 @@ def run(args):
 
     from contextlib import nullcontext
 
-    from grader.sandbox import Limits, SandboxError, SandboxPool
+    from grader.checks import chapter
+    from grader.sandbox import SandboxError, SandboxPool
+    from grader.sandbox.limits import for_budget
 
     from .course import Course
     from .gradebook_process import GradebookProcess
 
-    limits = Limits() if args.timeout is None else Limits(wall_seconds=args.timeout, cpu_seconds=max(1, int(args.timeout)))
-    # The warm workers start first and import torch while this process loads the judge and collects the
-    # inputs; the gradebook helper imports nbgrader meanwhile.
+    # The chapter's budget sets the limits (an instructor's --timeout replaces its times), so its contract loads
+    # first; the warm workers then import torch while this process collects the inputs, and the gradebook
+    # helper imports nbgrader meanwhile.
+    module = chapter(number)
+    limits = for_budget(module.budget, args.timeout)
     pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
     with pool, helper:
-        from grader.checks import chapter
-
         from .collect import Inputs
 
-        module = chapter(number)
         with Inputs(args.paths, module.id, course) as inputs:
             for problem in inputs.problems:
                 print(f"오류: {problem}", file=sys.stderr)

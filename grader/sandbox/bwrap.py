@@ -108,7 +108,7 @@ def command(program, code_dir, limits=Limits(), extra_capabilities=()):
                   "--chdir", "/", "--clearenv"]
     if not any(_inside(tree, "/tmp") for tree in trees):
         arguments += ["--symlink", SCRATCH, "/tmp"]
-    for name, value in environment(CODE_MOUNT, SCRATCH).items():
+    for name, value in environment(CODE_MOUNT, SCRATCH, limits.threads).items():
         arguments += ["--setenv", name, value]
     return [*arguments, "--", *program]
 

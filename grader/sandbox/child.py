@@ -88,6 +88,15 @@ def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
     tempfile.tempdir = None
     _fresh_streams()
     _apply_limits(limits)
+    _set_threads(limits.threads)
+
+
+def _set_threads(threads):
+    """torch's intra-op threads for the student's code (the worker set them too; a fork keeps the setting, this
+    makes it explicit), when the worker has torch loaded."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
 
 
 def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, result_fd):

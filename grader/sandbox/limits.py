@@ -27,6 +27,8 @@ class Limits:
     result_bytes: largest JSON result the child may send back; more is "output_limit".
     open_files: RLIMIT_NOFILE of the child.
     tmp_bytes: size of the sandbox's private scratch dir /scratch = TMPDIR (bubblewrap only; a tmpfs lives in RAM).
+    threads: torch's intra-op threads in the worker and the child (torch.set_num_threads), and
+        OMP_NUM_THREADS / MKL_NUM_THREADS / OPENBLAS_NUM_THREADS in their environment.
     """
 
     wall_seconds: float = 20.0
@@ -38,6 +40,7 @@ class Limits:
     result_bytes: int = 8 * MIB
     open_files: int = 256
     tmp_bytes: int = 64 * MIB
+    threads: int = 1
 
     def __post_init__(self):
         """Refuse limits that are not positive numbers."""
@@ -53,3 +56,12 @@ class Limits:
     def from_json(cls, data):
         """Rebuild limits from `to_json` output."""
         return cls(**data)
+
+
+def for_budget(budget, timeout=None):
+    """The limits of a chapter's `contract.Budget`; an instructor's `timeout` (seconds) replaces its wall and CPU
+    times, as `--timeout` always did (wall = timeout, CPU = its whole seconds, at least 1); threads stay the chapter's."""
+    if timeout is None:
+        return Limits(wall_seconds=float(budget.wall_seconds), cpu_seconds=int(budget.cpu_seconds),
+                      threads=int(budget.threads))
+    return Limits(wall_seconds=timeout, cpu_seconds=max(1, int(timeout)), threads=int(budget.threads))

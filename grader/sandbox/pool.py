@@ -382,7 +382,7 @@ class SandboxPool:
             scratch = os.path.join(self._workdir, f"scratch-{slot}")
             os.makedirs(scratch, exist_ok=True)
             argv += ["--scratch", scratch, "--parent-pid", str(os.getpid())]
-            command, env, cwd = argv, environment(self._code, scratch), scratch
+            command, env, cwd = argv, environment(self._code, scratch, self.limits.threads), scratch
             if self.run_as is not None:
                 command = self._as_user(command, scratch)
         process = subprocess.Popen(

@@ -102,8 +102,9 @@ def stage(destination, probe_module):
 PASSED_THROUGH = ("ATEN_CPU_CAPABILITY",)
 
 
-def environment(code_dir, home):
-    """The whole environment of a worker: no inherited variables but the kernel choice, one thread, a fixed hash seed."""
+def environment(code_dir, home, threads=1):
+    """The whole environment of a worker: no inherited variables but the kernel choice, `threads` OpenMP/MKL
+    threads (the chapter's budget; one by default), a fixed hash seed."""
     passed = {name: os.environ[name] for name in PASSED_THROUGH if name in os.environ}
     return {**passed,
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -116,7 +117,7 @@ def environment(code_dir, home):
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONIOENCODING": "utf-8",
         "PYTHONNOUSERSITE": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "OPENBLAS_NUM_THREADS": str(threads),
     }

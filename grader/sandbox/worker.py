@@ -87,11 +87,12 @@ def _prepare(arguments):
     return namespaced
 
 
-def _load(probe_name):
-    """Import torch, the probe and `execute`, warm torch up and freeze the heap; return (torch, probe, execute)."""
+def _load(probe_name, threads=1):
+    """Import torch (`threads` intra-op threads, the chapter's budget), the probe and `execute`, warm torch up and
+    freeze the heap; return (torch, probe, execute)."""
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
     probe = importlib.import_module(probe_name)
     from grader.checks.execute import execute
@@ -171,7 +172,7 @@ def _zygote(arguments, limits, started):
     """
     if os.getpid() != 1 or os.geteuid() != 0:
         sys.exit("worker: --zygote needs to be pid 1 of a private pid namespace, as root")
-    torch, probe, execute = _load(arguments.probe)
+    torch, probe, execute = _load(arguments.probe, limits.threads)
     control = socket.socket(fileno=0)
     while True:
         reap_zombies()
@@ -215,7 +216,7 @@ def main(argv=None):
         return _zygote(arguments, Limits.from_json(json.loads(arguments.limits)), started)
     namespaced = _prepare(arguments)
     limits = Limits.from_json(json.loads(arguments.limits))
-    torch, probe, execute = _load(arguments.probe)
+    torch, probe, execute = _load(arguments.probe, limits.threads)
     return _serve(probe, execute, limits, arguments.scratch, namespaced, {
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
         "torch": torch.__version__, "seconds": round(time.monotonic() - started, 3),

@@ -25,6 +25,7 @@ GRADED = {
     "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
     "02": ["inverted_mask", "triu_diagonal_0", "dropout_on_output", "fill_zero"],
     "03": ["no_unsqueeze", "dropout_not_passed", "key_as_value", "ok_reshape"],
+    "12": ["no_zero_grad", "accum_ignored", "loss_not_divided", "ok_rewritten"],  # a few Adam steps
 }
 
 

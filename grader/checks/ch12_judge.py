@@ -1,0 +1,318 @@
+"""Chapter 12 checks: `data_gen`, `SimpleLossCompute`, `TrainState` counters and `run_epoch` (a few training steps).
+
+Judge side. The probe records numbers, not code: the Batches data_gen made, what SimpleLossCompute returned
+(and the generator's gradients), and for a tiny run of run_epoch the returned loss, the TrainState counters,
+how often the optimizer, the scheduler and zero_grad ran, the target and norm the loss compute got, and a
+fingerprint (sum, norm) of every parameter. Diagnoses are inferred from those numbers against the
+reference's (a training loop is too heavy to rerun as bug models): a loss `norm` times too large was not
+divided by norm; zero_grad never called with parameters off the reference is accumulated gradients; and so on.
+"""
+import math
+
+import torch
+
+from . import ch12_probe as probe
+from . import messages
+from .calls import explain_error
+from .compare import close, decode, shape_text
+from .contract import Budget, Chapter
+from .framework import Check, Finding, each_case
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),
+    "data_count": "data_gen이 nbatches개의 Batch를 만들지 않습니다. for i in range(nbatches): 안에서 batch마다 yield하세요.",
+    "data_not_batch": "data_gen은 Batch 객체를 yield해야 합니다: yield Batch(src, tgt, 0).",
+    "data_shape": "Batch의 모양이 기준과 다릅니다. 데이터는 (batch_size, 10) 모양의 정수 텐서이고, Batch가 tgt를 "
+    "tgt(마지막 토큰 제외)와 tgt_y(첫 토큰 제외)로 나눕니다.",
+    "data_not_copy": "복사 과제인데 src와 tgt가 다른 데이터입니다. 같은 data에서 src와 tgt를 만드세요(clone).",
+    "data_pad_arg": "Batch의 padding 번호가 0이 아닙니다(ntokens가 0이 아닌 토큰 수와 다릅니다). 이 과제의 padding은 0이므로 "
+    "Batch(src, tgt, 0)으로 만드세요 (기본값은 2).",
+    "data_no_start": "첫 열이 시작 기호 1이 아닙니다. 데이터를 뽑은 뒤 data[:, 0] = 1로 모든 문장을 1로 시작하게 하세요.",
+    "data_pad": "데이터에 0이 들어 있습니다. 0은 padding이라 손실과 토큰 수에서 빠집니다. torch.randint(1, V, ...)처럼 1 "
+    "이상에서 뽑으세요.",
+    "data_range": "데이터에 V 이상이거나 음수인 토큰이 있습니다. 토큰 번호는 1 이상 V 미만입니다: torch.randint(1, V, ...).",
+    "data_seed": "torch.manual_seed를 같은 값으로 두 번 부르고 만든 데이터가 서로 다릅니다. torch의 난수(torch.randint)로 "
+    "뽑아야 시드로 재현됩니다 (random 모듈이나 새 Generator를 쓰지 마세요).",
+    "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다: "
+    "return sloss.data * norm, sloss",
+    "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
+    "토큰당 손실이 되고, 기울기의 크기도 일정해집니다: self.criterion(...) / norm.",
+    "loss_graph": "SimpleLossCompute의 첫 값(기록용 합계 손실)이 계산 그래프를 붙든 채입니다. 이 값을 run_epoch가 계속 "
+    "더하면 모든 batch의 그래프가 메모리에 남습니다. sloss.data * norm처럼 그래프를 떼어 낸 값을 돌려주세요.",
+    "loss_node_detached": "SimpleLossCompute의 둘째 값에 계산 그래프가 없어 backward를 부를 수 없습니다. 둘째 값은 "
+    "criterion의 결과를 norm으로 나눈 텐서 그대로(sloss) 돌려주세요.",
+    "loss_first": "SimpleLossCompute의 첫 값이 기준과 다릅니다. 첫 값은 norm으로 나누기 전의 합계입니다: sloss.data * norm.",
+    "loss_value": "SimpleLossCompute의 손실 값이 기준과 다릅니다. generator로 log 확률을 구해 (토큰 수, vocab)과 (토큰 수,)로 "
+    "편 뒤 criterion에 넣으세요.",
+    "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다: return total_loss / total_tokens, "
+    "train_state",
+    "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다: "
+    "loss, loss_node = loss_compute(out, batch.tgt_y, batch.ntokens).",
+    "target_tgt": "손실을 batch.tgt에 대해 계산했습니다. tgt는 decoder의 입력(마지막 토큰 제외)이고, 맞혀야 할 답은 한 칸 "
+    "민 batch.tgt_y입니다: loss_compute(out, batch.tgt_y, batch.ntokens).",
+    "norm_arg": "loss_compute에 넘긴 norm이 batch.ntokens가 아닙니다: loss_compute(out, batch.tgt_y, batch.ntokens).",
+    "no_zero_grad": "optimizer.step() 뒤에 기울기를 지우지 않아(zero_grad 없음) 기울기가 batch마다 쌓입니다. 다음 step은 "
+    "지난 batch들의 기울기까지 더해 움직입니다. optimizer.step() 다음에 optimizer.zero_grad(set_to_none=True)를 부르세요.",
+    "no_scheduler": "scheduler.step()을 부르지 않았습니다. 학습률이 처음 값(warmup의 첫 단계)에 머뭅니다. train mode에서 "
+    "batch마다 scheduler.step()을 부르세요.",
+    "scheduler_count": "scheduler.step()을 부른 횟수가 기준과 다릅니다. train mode에서 batch마다 한 번 부르세요.",
+    "accum_ignored": "accum_iter를 무시했습니다: batch마다 optimizer.step()을 불렀습니다. 기울기를 accum_iter개 batch 동안 "
+    "모았다가 i % accum_iter == 0인 batch에서만 step하고 accum_step을 늘리세요.",
+    "optimizer_count": "optimizer.step()을 부른 횟수가 기준과 다릅니다. train mode에서 i % accum_iter == 0인 batch마다 "
+    "한 번 부르세요.",
+    "eval_steps": 'mode="eval"인데 학습을 했습니다(backward, optimizer.step, scheduler.step 또는 train_state 변경). 평가에서는 '
+    '손실만 모으고 parameter를 바꾸지 않아야 합니다: if mode == "train" or mode == "train+log": 안에서만 학습하세요.',
+    "tokens_not_accumulated": "train_state.tokens에 batch.ntokens를 더하지 않았습니다. 학습한 토큰 수를 batch마다 모으세요: "
+    "train_state.tokens += batch.ntokens.",
+    "state_counters": "TrainState의 횟수가 기준과 다릅니다. train mode의 batch마다 step += 1, samples += batch.src.shape[0], "
+    "tokens += batch.ntokens, optimizer.step()마다 accum_step += 1입니다.",
+    "epoch_graph": "run_epoch가 돌려준 손실이 계산 그래프를 붙든 채입니다. 그래프를 떼어 낸 값(loss_compute의 첫 값)을 "
+    "모으세요.",
+    "epoch_loss": "run_epoch가 돌려준 평균 손실이 기준과 다릅니다. 모든 batch의 합계 손실을 모든 batch의 토큰 수 합으로 "
+    "나누세요: total_loss / total_tokens.",
+    "parameters": "학습한 뒤 parameter가 기준과 다릅니다. batch마다 forward → loss_compute → backward, i % accum_iter == 0이면 "
+    "optimizer.step()과 zero_grad, 그리고 scheduler.step() 순서를 확인하세요.",
+}
+
+COUNTERS = ("step", "accum_step", "samples", "tokens")
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def triage(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    return explain_error(evidence, case, error, BUGS)
+
+
+def read(evidence, case):
+    """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(triage(evidence, case, trace["error"]))
+    return trace
+
+
+def number(described):
+    """A returned scalar (a number or a one-element tensor) as a float, else None."""
+    if described.get("kind") == "number":
+        return described["value"]
+    if described.get("kind") == "tensor" and described.get("data") is not None and len(described["data"]) == 1:
+        return float(decode(described).reshape(-1)[0])
+    return None
+
+
+def near(found, expected, rtol=1e-4, atol=1e-5):
+    """Whether two floats agree within the grading tolerance (a reference number is never compared exactly)."""
+    return found is not None and math.isfinite(found) and abs(found - expected) <= atol + rtol * abs(expected)
+
+
+# ----------------------------------------------------------------------------- data_gen
+
+
+def read_batches(evidence, case):
+    """The student's Batches on a data case (the fields as tensors), or Finding when they are not Batches."""
+    batches = read(evidence, case)["batches"]
+    if len(batches) != len(evidence.reference(case)["batches"]):
+        raise Finding(BUGS["data_count"] + (f" ({len(batches)}개를 만들었습니다.)" if evidence.visible(case) else ""))
+    if any(b["src"]["kind"] != "tensor" or b["tgt_y"]["kind"] != "tensor" or b["ntokens"] is None for b in batches):
+        raise Finding(BUGS["data_not_batch"])
+    return batches
+
+
+def batches_problem(evidence, case):
+    """data_gen's Batches: how many, their shapes, a copy task, padding 0 (Korean problem or None)."""
+    batches = read_batches(evidence, case)
+    for found, expected in zip(batches, evidence.reference(case)["batches"]):
+        shapes = [(found[k]["shape"], expected[k]["shape"], k) for k in ("src", "tgt", "tgt_y")]
+        shapes += [(found[k], expected[k], k[:-6]) for k in ("src_mask_shape", "tgt_mask_shape")]
+        for have, want, key in shapes:
+            if list(have) != list(want):
+                detail = f" {key}: {shape_text(want)}이어야 하는데 {shape_text(have)}입니다." if evidence.visible(case) else ""
+                return BUGS["data_shape"] + detail
+        src, tgt, tgt_y = (decode(found[k]) for k in ("src", "tgt", "tgt_y"))
+        if not torch.equal(src, torch.cat([tgt, tgt_y[:, -1:]], dim=1)):
+            return BUGS["data_not_copy"]
+        if found["ntokens"] != float((tgt_y != probe.PAD).sum()):
+            return BUGS["data_pad_arg"]
+    return None
+
+
+def tokens_problem(evidence, case):
+    """data_gen's tokens: the start symbol first, 1 ≤ token < V (no padding), repeatable under a seed."""
+    batches = read_batches(evidence, case)
+    vocab = probe.CASES[case].vocab
+    src = torch.cat([decode(b["src"]) for b in batches])
+    if src.numel() and not bool((src[:, 0] == 1).all()):
+        return BUGS["data_no_start"]
+    if src.numel() and int(src.min()) == probe.PAD:
+        return BUGS["data_pad"]
+    if src.numel() and (int(src.min()) < 0 or int(src.max()) >= vocab):
+        return BUGS["data_range"]
+    if not evidence.trace(case)["repeatable"]:
+        return BUGS["data_seed"]
+    return None
+
+
+def data_problem(evidence, case):
+    """Both data judges on one (hidden) case."""
+    return batches_problem(evidence, case) or tokens_problem(evidence, case)
+
+
+# ----------------------------------------------------------------------------- SimpleLossCompute
+
+
+def loss_problem(evidence, case):
+    """SimpleLossCompute's pair: a detached sum and the graph-holding loss divided by norm; the generator's gradients."""
+    trace = read(evidence, case)
+    expected = evidence.reference(case)
+    if trace["length"] != 2 or any(item["kind"] not in ("tensor", "number") for item in trace["result"]):
+        return BUGS["loss_not_pair"]
+    (total, node), (want_total, want_node) = trace["result"], expected["result"]
+    if total["graph"]:
+        return BUGS["loss_graph"]
+    if not node["graph"]:
+        return BUGS["loss_node_detached"]
+    norm = probe.make_inputs(case)[2]
+    found, wanted = number(node), number(want_node)
+    if near(found, wanted * norm):
+        return BUGS["loss_not_divided"]
+    if not near(found, wanted):
+        return BUGS["loss_value"]
+    if not near(number(total), number(want_total)):
+        return BUGS["loss_first"]
+    for key, grad in expected["gradients"].items():
+        given = trace.get("gradients", {}).get(key, {"kind": "none"})
+        if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):
+            return BUGS["loss_value"]
+    return None
+
+
+# ----------------------------------------------------------------------------- run_epoch
+
+
+def calls_problem(found, expected, returned=True):
+    """What run_epoch handed the loss compute, and (if `returned`) whether the first values it got back hold a graph."""
+    if len(found["calls"]) != len(expected["calls"]):
+        return BUGS["loss_calls"]
+    if any(call["target"] == "tgt" for call in found["calls"]):
+        return BUGS["target_tgt"]
+    if not all(near(mine["norm"], theirs["norm"]) for mine, theirs in zip(found["calls"], expected["calls"])):
+        return BUGS["norm_arg"]
+    if returned and any(call["loss"].get("graph") for call in found["calls"]):
+        return BUGS["loss_graph"]
+    first, wanted = number(found["calls"][0]["loss"]), number(expected["calls"][0]["loss"])
+    norm = expected["calls"][0]["norm"]
+    if not near(first, wanted) and (near(first, wanted * norm) or near(first, wanted * norm * norm)):
+        return BUGS["loss_not_divided"]
+    return None
+
+
+def steps_problem(found, expected, spec):
+    """How often the optimizer and the scheduler stepped (Korean problem or None)."""
+    if spec.kind == "eval":
+        trained = (found["optimizer_steps"] or found["scheduler_steps"] or found["changed"]
+                   or found["gradients_left"] > 0 or any(found["state"][k] for k in COUNTERS))
+        return BUGS["eval_steps"] if trained else None
+    if found["scheduler_steps"] != expected["scheduler_steps"]:
+        return BUGS["no_scheduler"] if found["scheduler_steps"] == 0 else BUGS["scheduler_count"]
+    if found["optimizer_steps"] != expected["optimizer_steps"]:
+        ignored = spec.accum_iter > 1 and found["optimizer_steps"] == spec.nbatches
+        return BUGS["accum_ignored"] if ignored else BUGS["optimizer_count"]
+    return None
+
+
+def fingerprints(trace, names):
+    """The parameters' [sum, norm] in the reference's order as one tensor (None if a name is missing)."""
+    found = trace["parameters"]
+    if any(name not in found for name in names):
+        return None
+    return torch.tensor([value for name in names for value in found[name]], dtype=torch.float64)
+
+
+def parameters_problem(found, expected):
+    """The parameters after the run against the reference's (Korean problem or None)."""
+    names = list(expected["parameters"])
+    mine = fingerprints(found, names)
+    if mine is not None and close(mine, fingerprints(expected, names)):
+        return None
+    return BUGS["no_zero_grad"] if found["zero_grad"] == 0 else BUGS["parameters"]
+
+
+def returned_problem(found, expected):
+    """The average loss run_epoch returned (Korean problem or None)."""
+    if found["loss"].get("graph"):
+        return BUGS["epoch_graph"]
+    return None if near(number(found["loss"]), number(expected["loss"])) else BUGS["epoch_loss"]
+
+
+def epoch_problem(evidence, case, returned=True):
+    """One run of run_epoch: the calls, the steps, the parameters and (if `returned`) the loss it returned."""
+    found, expected = read(evidence, case), evidence.reference(case)
+    if not found["pair"] or found["state"] is None:
+        return BUGS["not_pair"]
+    spec = probe.CASES[case]
+    return (calls_problem(found, expected, returned) or steps_problem(found, expected, spec)
+            or parameters_problem(found, expected) or (returned and returned_problem(found, expected)) or None)
+
+
+def state_problem(evidence, case):
+    """The TrainState counters after the run (Korean problem or None)."""
+    found, expected = read(evidence, case), evidence.reference(case)
+    if not found["pair"] or found["state"] is None:
+        return BUGS["not_pair"]
+    wrong = [key for key in COUNTERS if not near(found["state"][key], expected["state"][key])]
+    if not wrong:
+        return None
+    spec = probe.CASES[case]
+    if "tokens" in wrong:
+        return BUGS["tokens_not_accumulated"]
+    if "accum_step" in wrong and spec.accum_iter > 1 and found["state"]["accum_step"] == spec.nbatches:
+        return BUGS["accum_ignored"]
+    if not evidence.visible(case):
+        return BUGS["state_counters"]
+    detail = ", ".join(f"{key} = {shown(found['state'][key])} (기준 {shown(expected['state'][key])})" for key in wrong)
+    return f"{BUGS['state_counters']} {detail}."
+
+
+def shown(value):
+    """A counter as the student reads it ("없음" when it is missing or not a number)."""
+    return "없음" if value is None else f"{value:g}"
+
+
+def training_problem(evidence, case):
+    """A hidden training run: the run itself, then its TrainState."""
+    return epoch_problem(evidence, case) or state_problem(evidence, case)
+
+
+# ----------------------------------------------------------------------------- checks
+
+CHECKS = [
+    Check(name="data_batches", points=10, title="data_gen: nbatches개의 Batch, (batch_size, 10), 복사 과제, padding 0",
+          cases=("data",), judge=each_case(batches_problem)),
+    Check(name="data_tokens", points=10, title="data_gen: 첫 열은 시작 기호 1, 토큰은 1..V-1 (0 없음), 시드로 재현",
+          cases=("data",), judge=each_case(tokens_problem)),
+    Check(name="loss_compute", points=10, title="SimpleLossCompute: (sloss.data * norm, criterion / norm)",
+          cases=("loss",), judge=each_case(loss_problem)),
+    Check(name="train_epoch", points=15, title="run_epoch 학습: tgt_y, backward, step, zero_grad, scheduler, 평균 손실",
+          cases=("train",), judge=each_case(epoch_problem)),
+    Check(name="train_state", points=10, title="TrainState: step, accum_step, samples, tokens", cases=("train", "accum"),
+          judge=each_case(state_problem)),
+    Check(name="accumulation", points=10, title="accum_iter: i % accum_iter == 0일 때만 optimizer.step()",
+          cases=("accum",), judge=each_case(lambda evidence, case: epoch_problem(evidence, case, returned=False))),
+    Check(name="eval_mode", points=5, title='mode="eval": 학습 없이 평균 손실만', cases=("eval",),
+          judge=each_case(epoch_problem)),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_data", points=10, title="다른 V와 batch 크기의 data_gen", cases=("hidden_data",),
+          judge=each_case(data_problem), visible=False),
+    Check(name="hidden_loss", points=5, title="다른 크기의 SimpleLossCompute", cases=("hidden_loss",),
+          judge=each_case(loss_problem), visible=False),
+    Check(name="hidden_train", points=15, title="다른 모델과 accum_iter의 학습", cases=("hidden_train",),
+          judge=each_case(training_problem), visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="12_training", probe=probe, checks=CHECKS, bugs=BUGS, picture=None,
+                  budget=Budget(cpu_seconds=20, wall_seconds=30, threads=1))

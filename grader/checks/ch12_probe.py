@@ -1,0 +1,269 @@
+"""Chapter 12 probe: the student's `data_gen`, `SimpleLossCompute` and `run_epoch`, recorded as plain data.
+
+Sandbox side. A "data" case calls `data_gen` twice under one seed and records every Batch. A "loss" case
+calls the student's `SimpleLossCompute` on a seeded `Generator` and `LabelSmoothing` and backpropagates
+its second value. A "train"/"eval" case builds a tiny `make_model` with seeded weights (loaded strictly),
+a fixed list of Batches drawn here (not by the student's `data_gen`), Adam and LambdaLR(`rate`), runs the
+student's `run_epoch` a few steps, and records what it returned, the TrainState counters, how often the
+optimizer, the scheduler and `zero_grad` ran, what the loss compute was called with and a fingerprint of
+every parameter (sum and norm). The model, Batch, LabelSmoothing and rate come from the student's module
+(earlier chapters, shipped solved). Hidden cases live between the hidden-test markers.
+"""
+import contextlib
+import io
+from dataclasses import dataclass
+
+import torch
+import torch._dynamo  # noqa: F401  (Optimizer() imports it, 1-5 s: once in the warm worker, not in every child)
+
+from . import modules
+from .tensors import describe_exception, encode
+
+V = 11  # vocabulary of the copy task; 0 is the padding
+PAD = 0
+LENGTH = 10  # data_gen's sequence length (the task fixes it)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the chapter's code."""
+
+    visible: bool
+    text: str  # the case in Korean, as diagnoses name it
+    kind: str  # "data" | "loss" | "train" | "eval"
+    seed: int = 0
+    vocab: int = V
+    batch_size: int = 4
+    nbatches: int = 3
+    accum_iter: int = 1
+    d_model: int = 16
+    d_ff: int = 32
+    heads: int = 2
+    smoothing: float = 0.0
+
+
+CASES = {
+    "data": Case(visible=True, text="data_gen(11, 30, 3), torch.manual_seed(1201)로 두 번", kind="data", seed=1201,
+                 batch_size=30),
+    "loss": Case(visible=True, text="SimpleLossCompute: Generator(16, 11), LabelSmoothing(11, 0, 0.1), "
+                 "padding이 섞인 y (2, 5)", kind="loss", seed=1202, smoothing=0.1),
+    "train": Case(visible=True, text="run_epoch 학습: 작은 모델, batch 3개, accum_iter=1", kind="train", seed=1203),
+    "accum": Case(visible=True, text="run_epoch 학습: batch 4개, accum_iter=2", kind="train", seed=1204,
+                  nbatches=4, accum_iter=2),
+    "eval": Case(visible=True, text='run_epoch(mode="eval"): batch 2개', kind="eval", seed=1205, nbatches=2),
+    ### BEGIN HIDDEN TESTS
+    "hidden_data": Case(visible=False, text="숨겨진 data_gen 입력 (다른 V와 batch 크기)", kind="data", seed=881_201,
+                        vocab=7, batch_size=20, nbatches=2),
+    "hidden_loss": Case(visible=False, text="숨겨진 SimpleLossCompute 입력", kind="loss", seed=881_202, vocab=9,
+                        d_model=8, smoothing=0.2),
+    "hidden_train": Case(visible=False, text="숨겨진 run_epoch 학습 (다른 모델 크기, batch 5개, accum_iter=3)",
+                         kind="train", seed=881_203, nbatches=5, accum_iter=3, d_model=32, d_ff=64, heads=4,
+                         smoothing=0.1),
+    ### END HIDDEN TESTS
+}
+
+
+def case_names(visible_only=False):
+    """Names of the cases, in a stable order; only the visible ones if asked."""
+    return [name for name, case in CASES.items() if case.visible or not visible_only]
+
+
+def make_inputs(name):
+    """The case's raw inputs, the same way every time: a "loss" case (x, y, norm); a train/eval case the list of
+    (src, tgt) token tensors its Batches are built from (pad 0 never drawn, first column the start symbol 1)."""
+    case = CASES[name]
+    generator = torch.Generator().manual_seed(case.seed)
+    if case.kind == "loss":
+        x = torch.randn(2, 5, case.d_model, generator=generator, dtype=torch.float64).to(torch.float32)
+        y = torch.randint(1, case.vocab, (2, 5), generator=generator)
+        y[0, 3:] = PAD
+        y[1, 4:] = PAD
+        return x, y, int((y != PAD).sum())
+    if case.kind == "data":
+        return ()
+    pairs = []
+    for _ in range(case.nbatches):
+        data = torch.randint(1, case.vocab, (case.batch_size, LENGTH), generator=generator)
+        data[:, 0] = 1
+        pairs.append((data, data.clone()))
+    return pairs
+
+
+def run_case(namespace, name):
+    """Run case `name` against the student's code and describe what happened as plain data."""
+    case = CASES[name]
+    try:
+        if case.kind == "data":
+            return record_data(namespace, case)
+        if case.kind == "loss":
+            return record_loss(namespace, case, make_inputs(name))
+        return record_epoch(namespace, case, make_inputs(name))
+    except BaseException as error:  # a student's SystemExit is a failed call too
+        return {"error": describe_exception(error)}
+
+
+# ----------------------------------------------------------------------------- data_gen
+
+
+def batch_fields(batch):
+    """The fields of one Batch as plain data (ntokens as a number)."""
+    return {
+        "type": type(batch).__name__,
+        "src": encode(getattr(batch, "src", None)),
+        "tgt": encode(getattr(batch, "tgt", None)),
+        "tgt_y": encode(getattr(batch, "tgt_y", None)),
+        "src_mask_shape": list(getattr(getattr(batch, "src_mask", None), "shape", [])),
+        "tgt_mask_shape": list(getattr(getattr(batch, "tgt_mask", None), "shape", [])),
+        "ntokens": float(batch.ntokens) if hasattr(batch, "ntokens") else None,
+    }
+
+
+def draw(namespace, case):
+    """The student's data_gen(V, batch_size, nbatches) after torch.manual_seed(case.seed), as a list."""
+    torch.manual_seed(case.seed)
+    return list(namespace.data_gen(case.vocab, case.batch_size, case.nbatches))
+
+
+def record_data(namespace, case):
+    """Every Batch of two draws under the same seed (the second only as: equal to the first or not)."""
+    first = [batch_fields(batch) for batch in draw(namespace, case)]
+    again = [batch_fields(batch) for batch in draw(namespace, case)]
+    return {"batches": first, "repeatable": first == again}
+
+
+# ----------------------------------------------------------------------------- SimpleLossCompute
+
+
+def seeded_generator(namespace, case):
+    """The student's module's Generator(d_model, vocab) with weights drawn from the case's seed, loaded strictly."""
+    generator = namespace.Generator(case.d_model, case.vocab)
+    generator.load_state_dict(modules.seeded_weights(
+        [(key, list(value.shape)) for key, value in generator.state_dict().items()], case.seed), strict=True)
+    return generator
+
+
+def returned(value):
+    """One value a loss compute returned: plain data, with whether it still holds the autograd graph."""
+    described = encode(value)
+    described["graph"] = bool(isinstance(value, torch.Tensor) and (value.requires_grad or value.grad_fn is not None))
+    return described
+
+
+def record_loss(namespace, case, inputs):
+    """Call SimpleLossCompute(generator, criterion)(x, y, norm); backpropagate the second value it returned."""
+    x, y, norm = inputs
+    generator = seeded_generator(namespace, case)
+    criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
+    result = namespace.SimpleLossCompute(generator, criterion)(x, y, norm)
+    trace = {"result": [returned(item) for item in result] if isinstance(result, (tuple, list)) else
+             [returned(result)], "length": len(result) if isinstance(result, (tuple, list)) else 1}
+    node = result[1] if isinstance(result, (tuple, list)) and len(result) == 2 else None
+    if isinstance(node, torch.Tensor) and node.requires_grad:
+        node.backward()
+        trace["gradients"] = {key: encode(p.grad) for key, p in generator.named_parameters()}
+    return trace
+
+
+# ----------------------------------------------------------------------------- run_epoch
+
+
+class Spy:
+    """The loss compute run_epoch gets: the student's SimpleLossCompute, plus a record of each call."""
+
+    def __init__(self, inner, batches):
+        self.inner = inner
+        self.batches = batches
+        self.calls = []
+
+    def target(self, y):
+        """Which field of which batch `y` is: "tgt_y", "tgt" or "other"."""
+        for batch in self.batches:
+            for field in ("tgt_y", "tgt"):
+                mine = getattr(batch, field)
+                if isinstance(y, torch.Tensor) and y.shape == mine.shape and torch.equal(y, mine):
+                    return field
+        return "other"
+
+    def __call__(self, x, y, norm):
+        result = self.inner(x, y, norm)
+        first = result[0] if isinstance(result, (tuple, list)) and result else result
+        self.calls.append({"target": self.target(y), "norm": float(norm), "loss": returned(first)})
+        return result
+
+
+def counted(function, counter, key):
+    """`function`, counting its calls in `counter[key]`."""
+
+    def call(*args, **kwargs):
+        counter[key] += 1
+        return function(*args, **kwargs)
+
+    return call
+
+
+def fingerprint(model):
+    """[sum, norm] of every parameter (float64), by name: enough to tell how training moved each one."""
+    return {key: [float(p.detach().double().sum()), float(p.detach().double().norm())]
+            for key, p in model.named_parameters()}
+
+
+def gradients_left(model):
+    """The norm of every gradient still stored after the epoch (0 when none)."""
+    grads = [p.grad.detach().double().norm() ** 2 for p in model.parameters() if p.grad is not None]
+    return float(sum(grads) ** 0.5) if grads else 0.0
+
+
+def setup(namespace, case, pairs):
+    """(model, batches, loss compute spy, optimizer, scheduler, counts) for a train/eval case."""
+    torch.manual_seed(case.seed)
+    model = namespace.make_model(case.vocab, case.vocab, N=1, d_model=case.d_model, d_ff=case.d_ff, h=case.heads,
+                                 dropout=0.0)
+    shapes = [(key, list(value.shape)) for key, value in model.state_dict().items()]
+    model.load_state_dict(modules.seeded_weights(shapes, case.seed), strict=True)
+    model.train(case.kind == "train")
+    batches = [namespace.Batch(src, tgt, PAD) for src, tgt in pairs]
+    criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
+    spy = Spy(namespace.SimpleLossCompute(model.generator, criterion), batches)
+    # eps 1e-4, not 1e-9: a key bias's gradient is zero but for rounding, and Adam would blow that noise up to ±lr
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lr_lambda=lambda step: namespace.rate(step, case.d_model, factor=1.0, warmup=4))
+    counts = {"optimizer_steps": 0, "zero_grad": 0}
+    optimizer.register_step_post_hook(lambda *_: counts.__setitem__("optimizer_steps", counts["optimizer_steps"] + 1))
+    optimizer.zero_grad = counted(optimizer.zero_grad, counts, "zero_grad")
+    model.zero_grad = counted(model.zero_grad, counts, "zero_grad")
+    return model, batches, spy, optimizer, scheduler, counts
+
+
+def state_numbers(state):
+    """The TrainState counters as numbers (None when missing or not numeric)."""
+    numbers = {}
+    for key in ("step", "accum_step", "samples", "tokens"):
+        try:
+            numbers[key] = float(getattr(state, key))
+        except (AttributeError, TypeError, ValueError, RuntimeError):
+            numbers[key] = None
+    return numbers
+
+
+def record_epoch(namespace, case, pairs):
+    """Run the student's run_epoch once on the case's batches; what it returned and what it did."""
+    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs)
+    before = fingerprint(model)
+    mode = "train" if case.kind == "train" else "eval"
+    with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (Tokens / Sec) change from run to run
+        result = namespace.run_epoch(iter(batches), model, spy, optimizer, scheduler, mode=mode,
+                                     accum_iter=case.accum_iter, train_state=namespace.TrainState())
+    pair = isinstance(result, (tuple, list)) and len(result) == 2
+    return {
+        "loss": returned(result[0] if pair else result),
+        "pair": pair,
+        "state": state_numbers(result[1]) if pair else None,
+        "calls": spy.calls,
+        "optimizer_steps": counts["optimizer_steps"],
+        "zero_grad": counts["zero_grad"],
+        "scheduler_steps": int(scheduler.last_epoch),
+        "parameters": fingerprint(model),
+        "changed": fingerprint(model) != before,
+        "gradients_left": gradients_left(model),
+    }
