@@ -169,13 +169,17 @@ def _sublayer_owner(name):
     return ".".join(parts[:parts.index("sublayer")]) if "sublayer" in parts else None
 
 
-def sharing_problem(found):
-    """Korean: layers sharing weights, or the two sublayers sharing one SublayerConnection, or None."""
+def sharing_problem(found, visible=True):
+    """Korean: layers sharing weights, or the two sublayers sharing one SublayerConnection, or None (the shared
+    names only on a visible case: on a hidden one they would show its number of layers)."""
     for group in found.get("shared") or []:
         if len({_layer_of(name) for name in group}) > 1:
-            return module_judge.shared_problem({"shared": [group]}, BUGS["layers_shared"])
-        if len({_sublayer_owner(name) for name in group}) == 1 and _sublayer_owner(group[0]) is not None:
-            return module_judge.shared_problem({"shared": [group]}, BUGS["sublayer_reused"])
+            bug = "layers_shared"
+        elif len({_sublayer_owner(name) for name in group}) == 1 and _sublayer_owner(group[0]) is not None:
+            bug = "sublayer_reused"
+        else:
+            continue
+        return module_judge.shared_problem({"shared": [group]}, BUGS[bug]) if visible else BUGS[bug]
     return None
 
 
@@ -198,7 +202,7 @@ def structure_diagnosis(evidence, case):
     found = trace["structure"]
     if found.get("unregistered"):
         return module_judge.unregistered_problem(found, BUGS["layers_list"])
-    return sharing_problem(found) or names_problem(evidence.reference(case)["structure"], found)
+    return sharing_problem(found, evidence.visible(case)) or names_problem(evidence.reference(case)["structure"], found)
 
 
 def error_diagnosis(evidence, case, error):
@@ -209,9 +213,15 @@ def error_diagnosis(evidence, case, error):
     return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
 
 
+def dropout_rates(evidence, case, output, expected):
+    """`dropout_rate` when the module's dropout rates differ from the reference's (a train-mode output then differs)."""
+    found = evidence.trace(case).get("structure")
+    return found and module_judge.dropout_problem(evidence.reference(case)["structure"], found, BUGS["dropout_rate"])
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    return module_judge.output_problem(evidence, case, output, MODELS)
+    return module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
 
 
 # ----------------------------------------------------------------------------- checks
