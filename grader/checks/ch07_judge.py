@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from . import ch07_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter, Picture
@@ -60,6 +60,7 @@ RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable",
          ("missing 2 required positional arguments", "sublayer_function")]
 
 # ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
 
 LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_swapped", "sublayer_reused")
 ENCODER_BUGS = ("no_final_norm", "layers_not_chained")
@@ -151,7 +152,10 @@ def _call(bug, case, inputs):
     return seeded(lambda: forward(spec, model_weights(spec), *prefix, x, mask, dropout, bug), spec.seed)
 
 
-MODELS = BugModels("ch07", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch07", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -317,4 +321,5 @@ CHECKS += [
 # The feedback picture: layer 0's self-attention weights on the padded encoder case, batch 0, head 0.
 CHAPTER = Chapter(id="07_encoder", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="encoder_eval", path=("attributes", "layers.0.self_attn.attn"), index=(0, 0),
-                                  label="layers[0].self_attn.attn"))
+                                  label="layers[0].self_attn.attn"),
+                  model_code=MODEL_CODE)

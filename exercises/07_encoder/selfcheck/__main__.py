@@ -11,6 +11,7 @@ from . import chapter as load_chapter
 from . import chapter_ids, results, runner
 
 DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
+IMPORT_SECONDS = 60  # beyond twice the chapter's budget: torch's import on a slow laptop
 
 
 def main(argv=None, chapter=None, default_path=None):
@@ -20,7 +21,8 @@ def main(argv=None, chapter=None, default_path=None):
                         help=".py 파일 또는 채운 노트북(.ipynb); 생략하면 transformer.py, 없으면 이 폴더의 노트북")
     parser.add_argument("--json", action="store_true", help="Gradescope results.json 형식으로 출력")
     parser.add_argument("--chapter", default=chapter, help="장 번호 (예: 01)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="이 시간(초)이 지나면 멈춥니다")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="이 시간(초)이 지나면 멈춥니다 (기본: 2분, 채점 시간 예산이 큰 장은 더 깁니다)")
     parser.add_argument("--hidden", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     known = chapter_ids()
@@ -28,7 +30,7 @@ def main(argv=None, chapter=None, default_path=None):
     if chapter is None:
         parser.error(f"--chapter가 필요합니다 (가능한 장: {', '.join(known)})")
     path = args.path or default_file(chapter)
-    timer = _time_limit(args.timeout)
+    timer = _time_limit(args.timeout or default_timeout(load_chapter(chapter).budget))
     try:
         outcome, notes = runner.check(chapter, path, visible_only=not args.hidden)
     finally:
@@ -41,6 +43,12 @@ def main(argv=None, chapter=None, default_path=None):
         if not all(r.passed for r in outcome):
             print("\n원인을 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")
     return 0 if all(r.passed for r in outcome) else 1
+
+
+def default_timeout(budget):
+    """Seconds before the self-check stops: two minutes, or more for a chapter whose grading budget is larger
+    (the self-check runs in process, torch's import included, on the student's own machine)."""
+    return max(DEFAULT_TIMEOUT, IMPORT_SECONDS + 2 * budget.wall_seconds)
 
 
 def default_file(chapter, folder="."):

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from . import ch07_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels
+from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter, Picture
@@ -61,98 +61,9 @@ RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable",
          ("missing 2 required positional arguments", "sublayer_function")]
 
 # ----------------------------------------------------------------------------- bug models
+MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
-LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_swapped", "sublayer_reused")
-ENCODER_BUGS = ("no_final_norm", "layers_not_chained")
-
-
-def layer_names(spec, prefix=""):
-    """(state_dict name, shape) of one EncoderLayer as the solution names it."""
-    d, d_ff = spec.d_model, spec.d_ff
-    names = [(f"{prefix}self_attn.linears.{i}.{kind}", [d, d] if kind == "weight" else [d])
-             for i in range(4) for kind in ("weight", "bias")]
-    names += [(f"{prefix}feed_forward.w_1.weight", [d_ff, d]), (f"{prefix}feed_forward.w_1.bias", [d_ff]),
-              (f"{prefix}feed_forward.w_2.weight", [d, d_ff]), (f"{prefix}feed_forward.w_2.bias", [d])]
-    return names + [(f"{prefix}sublayer.{k}.norm.{p}", [d]) for k in range(2) for p in ("a_2", "b_2")]
-
-
-@functools.lru_cache(maxsize=32)
-def model_weights(spec):
-    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
-    if spec.cls == probe.LAYER:
-        return modules.seeded_weights(layer_names(spec), spec.seed)
-    names = [name for n in range(spec.n) for name in layer_names(spec, f"layers.{n}.")]
-    return modules.seeded_weights(names + [("norm.a_2", [spec.d_model]), ("norm.b_2", [spec.d_model])], spec.seed)
-
-
-def layer_norm(w, prefix, x):
-    """6장 LayerNorm: a_2 * (x - mean) / (unbiased std + 1e-6) + b_2."""
-    return w[prefix + "a_2"] * (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1e-6) + w[prefix + "b_2"]
-
-
-def self_attention(w, prefix, x, mask, h, dropout):
-    """3장 MultiHeadedAttention on query = key = value = x."""
-    n, d_k = x.size(0), x.size(-1) // h
-    q, k, v = (F.linear(x, w[f"{prefix}linears.{i}.weight"], w[f"{prefix}linears.{i}.bias"])
-               .view(n, -1, h, d_k).transpose(1, 2) for i in range(3))
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
-    if mask is not None:
-        scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
-    heads = dropout(scores.softmax(dim=-1)) @ v
-    merged = heads.transpose(1, 2).contiguous().view(n, -1, h * d_k)
-    return F.linear(merged, w[f"{prefix}linears.3.weight"], w[f"{prefix}linears.3.bias"])
-
-
-def feed_forward(w, prefix, x, dropout):
-    """4장 PositionwiseFeedForward."""
-    inner = F.linear(x, w[prefix + "w_1.weight"], w[prefix + "w_1.bias"]).relu()
-    return F.linear(dropout(inner), w[prefix + "w_2.weight"], w[prefix + "w_2.bias"])
-
-
-def encoder_layer(spec, w, prefix, x, mask, dropout, bug=None):
-    """EncoderLayer's forward, or with one known mistake in how the two sublayers are wired."""
-    attn_mask = None if bug == "mask_not_passed" else mask
-
-    def attn(y):
-        return self_attention(w, prefix + "self_attn.", y, attn_mask, spec.h, dropout)
-
-    def ff(y):
-        return feed_forward(w, prefix + "feed_forward.", y, dropout)
-
-    steps = (ff, attn) if bug == "sublayers_swapped" else (attn, ff)
-    places = {"sublayer_indices_swapped": (1, 0), "sublayer_reused": (0, 0)}.get(bug, (0, 1))
-    for step, place in zip(steps, places):
-        norm = f"{prefix}sublayer.{place}.norm."
-        x = x + dropout(step(layer_norm(w, norm, x)))
-    return x
-
-
-def encoder(spec, w, x, mask, dropout, bug=None):
-    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained)."""
-    layer_bug = bug if bug in LAYER_BUGS else None
-    out = x
-    for n in range(spec.n):
-        out = encoder_layer(spec, w, f"layers.{n}.", x if bug == "layers_not_chained" else out, mask, dropout, layer_bug)
-    return out if bug == "no_final_norm" else layer_norm(w, "norm.", out)
-
-
-def _models(case):
-    """(label, model) pairs for `case`, the solution's own way (label None) first."""
-    bugs = LAYER_BUGS + (ENCODER_BUGS if probe.CASES[case].cls == probe.ENCODER else ())
-    return [(bug, bug) for bug in bugs]
-
-
-def _call(bug, case, inputs):
-    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
-    spec = probe.CASES[case]
-    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
-    forward = encoder_layer if spec.cls == probe.LAYER else encoder
-    prefix = ("",) if spec.cls == probe.LAYER else ()
-    x, mask = inputs
-    return seeded(lambda: forward(spec, model_weights(spec), *prefix, x, mask, dropout, bug), spec.seed)
-
-
-MODELS = BugModels("ch07", models=_models, call=_call, same=same_output, bugs=BUGS)
+MODELS = BugModels("ch07", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -308,4 +219,5 @@ CHECKS = [
 # The feedback picture: layer 0's self-attention weights on the padded encoder case, batch 0, head 0.
 CHAPTER = Chapter(id="07_encoder", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="encoder_eval", path=("attributes", "layers.0.self_attn.attn"), index=(0, 0),
-                                  label="layers[0].self_attn.attn"))
+                                  label="layers[0].self_attn.attn"),
+                  model_code=MODEL_CODE)

@@ -4,12 +4,15 @@
 A chapter is content. Its probe (`chNN_probe.py`, sandbox side) declares `CASES` (name → a case with
 `visible` and a Korean `text`), `case_names()`, `make_inputs(case)` and `run_case(namespace, case)`.
 Its judge (`chNN_judge.py`, grader side) ends with `CHAPTER = Chapter(...)`: the id, the probe, the
-checks, the Korean bug texts and the picture for the feedback page. Everything else (running, judging,
-reading returned values, error triage, bug models, partial credit) is the framework's.
+checks, the Korean bug texts, the picture for the feedback page, the per-submission budget and the bug
+models' code (grader only: the build stores its results in the references; a student's copy declares
+None). Everything else (running, judging, reading returned values, error triage, bug models, partial
+credit) is the framework's.
 """
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .bugmodels import ModelCode
 from .framework import Check
 
 TOTAL_POINTS = 100
@@ -49,15 +52,37 @@ class Picture:
         return tuple(self.path) or ("result", "items", self.item)
 
 
+@dataclass(frozen=True)
+class Budget:
+    """What one submission may spend in the grading sandbox: CPU seconds (RLIMIT_CPU), wall seconds (then killed,
+    status timeout) and torch threads (torch.set_num_threads and OMP/MKL/OpenBLAS). The default is the limit every
+    chapter had before budgets (`grader.sandbox.Limits`); an instructor's `--timeout` replaces the times."""
+
+    cpu_seconds: int = 20
+    wall_seconds: float = 20.0
+    threads: int = 1
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ChapterError(f"Budget.{name} must be a positive number, not {value!r}")
+        if not isinstance(self.threads, int):
+            raise ChapterError(f"Budget.threads must be an int, not {self.threads!r}")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Chapter:
-    """One chapter's checks: `id` ("01_attention"), `probe` module, `checks`, `bugs` (key → Korean text), `picture`."""
+    """One chapter's checks: `id` ("01_attention"), `probe` module, `checks`, `bugs` (key → Korean text), `picture`,
+    `budget` (what one submission may spend in the sandbox), `model_code` (the `bugmodels.ModelCode` the build runs;
+    None without bug models, and in a student's copy)."""
 
     id: str
     probe: Probe
     checks: list[Check]
     bugs: dict[str, str]
     picture: Picture | None = field(default_factory=Picture)  # None: no heatmap on the feedback page
+    budget: Budget = field(default_factory=Budget)
+    model_code: Any = None  # a bugmodels.ModelCode (grader only)
 
     def __post_init__(self):
         problems = list(contract_problems(self))
@@ -113,6 +138,10 @@ def contract_problems(chapter):
         yield f"picture case {chapter.picture.case!r} is not a case"
     elif chapter.picture is not None and not probe.CASES[chapter.picture.case].visible:
         yield f"picture case {chapter.picture.case!r} is hidden (the page draws public references only)"
+    if not isinstance(chapter.budget, Budget):
+        yield f"budget {chapter.budget!r} is not a Budget"
+    if chapter.model_code is not None and not isinstance(chapter.model_code, ModelCode):
+        yield f"model_code must be a bugmodels.ModelCode, not {type(chapter.model_code).__name__}"
     hidden_stripped = all(check.visible for check in chapter.checks)  # a student's copy has no hidden checks
     if not hidden_stripped and chapter.total_points() != TOTAL_POINTS:
         yield f"checks total {chapter.total_points():g} points, not {TOTAL_POINTS}"

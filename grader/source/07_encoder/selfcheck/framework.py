@@ -186,15 +186,20 @@ def judge(checks, probe, outcome, references, visible_only=False):
         return [_run_check(check, evidence.for_check(check)) for check in selected]
 
 
-@contextlib.contextmanager
 def _one_thread():
     """Judging works on tiny tensors: one torch thread is faster, and much faster on a loaded machine."""
+    return torch_threads(1)
+
+
+@contextlib.contextmanager
+def torch_threads(count):
+    """torch's intra-op threads set to `count` inside the block (a chapter's `Budget.threads`), restored after."""
     torch = sys.modules.get("torch")
     if torch is None:
         yield
         return
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(count)
     try:
         yield
     finally:

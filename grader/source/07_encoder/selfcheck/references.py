@@ -2,7 +2,9 @@
 """Reference outputs, generated from `solutions/` by `python -m grader build`.
 
 In the repository they live in `grader/reference/<chapter>.json` (all cases, instructor only); a
-student's `selfcheck/` folder carries `reference.json` with the visible cases only.
+student's `selfcheck/` folder carries `reference.json` with the visible cases only. Each case holds the
+solution's trace and, when the chapter has bug models, their results on the case's inputs (`bug_models`, see
+`bugmodels.ModelCode.stored`).
 """
 import json
 from pathlib import Path
@@ -21,8 +23,9 @@ def load(chapter_id):
     return json.loads(reference_path(chapter_id).read_text(encoding="utf-8"))
 
 
-def generate(probe, source, header):
-    """Run the solution `source` through every case of `probe`; return the reference document."""
+def generate(probe, source, header, model_code=None):
+    """Run the solution `source` through every case of `probe`, and the chapter's bug models (`model_code`) on every
+    case's inputs; return the reference document."""
     from .execute import execute
 
     outcome = execute(source, probe, probe.case_names())
@@ -31,7 +34,12 @@ def generate(probe, source, header):
     failed = {name: trace["error"] for name, trace in outcome["traces"].items() if "error" in trace}
     if failed:
         raise RuntimeError(f"the solution failed on cases: {failed}")
-    return {"_generated": header, "cases": _rounded(outcome["traces"])}
+    cases = outcome["traces"]
+    if model_code is not None:
+        from .bugmodels import KEY
+
+        cases = {name: {**trace, KEY: model_code.stored(probe, name)} for name, trace in cases.items()}
+    return {"_generated": header, "cases": _rounded(cases)}
 
 
 SIGNIFICANT_DIGITS = {"float64": 12}  # others (float32): 7
@@ -53,3 +61,15 @@ def visible_only(document, probe):
     """The part of a reference document that may ship to students."""
     visible = set(probe.case_names(visible_only=True))
     return {"_generated": document["_generated"], "cases": {k: v for k, v in document["cases"].items() if k in visible}}
+
+
+def expanded(document):
+    """The document with every case's bug-model results written out in the models' order (`bugmodels.expanded`):
+    how two documents are compared, whichever results the build found equal and stored once."""
+    from .bugmodels import KEY, expanded as models_expanded
+
+    cases = document.get("cases")
+    if not isinstance(cases, dict):
+        return document
+    return {**document, "cases": {name: {**case, KEY: models_expanded(case[KEY])}
+                                  if isinstance(case, dict) and KEY in case else case for name, case in cases.items()}}

@@ -6,7 +6,7 @@ import sys
 from . import chapter as load_chapter
 from . import references, tracks
 from .execute import execute
-from .framework import judge
+from .framework import judge, torch_threads
 from .loading import SubmissionError, read_source
 
 
@@ -19,7 +19,7 @@ def check(chapter, path, visible_only=True):
         outcome = {"failure": str(error)}
     else:
         # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), torch_threads(declared.budget.threads):  # as in the sandbox
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
     results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
     return tracks.results_for(results, tracks.track_of(path)), outcome.get("notes", [])

@@ -9,7 +9,7 @@ import dataclasses
 PY, NOTEBOOK = "py", "notebook"
 
 NOTEBOOK_WORDING = {
-    "transformer.py의 TODO를 채우세요": "답안 셀의 TODO를 채우세요",
+    "transformer.py의 TODO": "답안 셀의 TODO",  # "TODO를 채우세요", "TODO(02)를 채우세요", …
     "transformer.py에서 TODO": "답안 셀에서 TODO",
     "파일 전체가 오류 없이 실행되는지": "노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지",
 }
