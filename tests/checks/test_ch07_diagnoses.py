@@ -19,16 +19,14 @@ CH07 = next(chapter for chapter in CHAPTERS if chapter.id == "07_encoder")
 def test_the_correct_bug_model_reproduces_the_reference():
     """On every forward case exactly one bug model is unlabelled, and it gives the reference output from the probe's
     inputs, seeded weights and RNG seed (train mode included): a matched model is evidence, not chance."""
-    from grader.checks import ch07_judge as judge
-
     contract = load_chapter(CH07.id)
     reference = json.loads((ROOT / "grader" / "reference" / f"{CH07.id}.json").read_text(encoding="utf-8"))
     forward = [name for name, case in contract.probe.CASES.items() if case.kind == "forward"]
     assert len(forward) >= 6
     for case in forward:
-        correct = [model for label, model in judge.MODELS.models(case) if label is None]
+        correct = [model for label, model in contract.model_code.models(case) if label is None]
         assert len(correct) == 1
-        produced = judge.MODELS.call(correct[0], case, contract.probe.make_inputs(case))
+        produced = contract.model_code.call(correct[0], case, contract.probe.make_inputs(case))
         assert close(produced.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case
 
 
@@ -43,7 +41,5 @@ def test_shared_layers_name_the_aliased_parameters_on_visible_cases_only():
 
 def test_mask_not_passed_is_named_from_the_padding_columns():
     """Layer 0's self-attention weights give padding keys weight: the attention check says the mask was not passed."""
-    from grader.checks import ch07_judge as judge
-
     message = {r.name: r for r in grade(CH07, CH07.fixture("mask_not_passed"))}["pad_attention"].message
     assert judge.BUGS["mask_not_passed"] in message
