@@ -193,10 +193,12 @@ def part_missing(evidence, case):
     found = evidence.trace(case).get("structure")
     if not found:
         return None
-    have = {name for name, _ in found["state_dict"]}
-    want = {name for name, _ in evidence.reference(case)["structure"]["state_dict"]}
-    missing = want - have
-    if not missing or have - want:
+    have = [name for name, _ in found["state_dict"]]
+    want = [name for name, _ in evidence.reference(case)["structure"]["state_dict"]]
+    if max(len(have), len(want)) >= modules.MAX_NAMES:  # the probe lists the first names only: compare layer 0's
+        have, want = ([name for name in names if name.startswith("layers.0.")] for names in (have, want))
+    missing = set(want) - set(have)
+    if not missing or set(have) - set(want):
         return None
     return next((BUGS[bug] for pattern, bug in PARTS if all(pattern.search(name) for name in missing)), None)
 
