@@ -255,4 +255,4 @@ CHECKS = [
 # The feedback picture: layer 0's source attention (target positions × memory positions), batch 0, head 0.
 CHAPTER = Chapter(id="08_decoder", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="decoder_eval", path=("attributes", probe.SOURCE_ATTENTION), index=(0, 0),
-                                  label="src_attn.attn"))
+                                  label="layers[0].src_attn.attn"))
