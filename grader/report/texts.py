@@ -61,6 +61,16 @@ PICTURES = {
         "note": "칸의 숫자는 head 0에서 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
         "padding 토큰의 열(마지막 두 열)은 0이어야 합니다.",
     },
+    "layers[0].src_attn.attn": {
+        "title": "디코더 첫 층의 source attention 가중치 그림",
+        "what": "Decoder의 첫 층(layers[0])의 src_attn이 forward에서 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 "
+        "head 0",
+        "missing": "코드가 오류로 끝났거나 첫 층의 src_attn.attn에 (batch, h, target 길이, memory 길이) 가중치가 없습니다",
+        "rows": "target 위치(query)",
+        "columns": "memory 위치(key)",
+        "note": "칸의 숫자는 head 0에서 i번째 target 위치가 encoder memory의 j번째 위치를 참고하는 비율입니다. 행마다 합이 "
+        "1이고, src_mask가 가린 padding 위치의 열은 0이어야 합니다.",
+    },
 }
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 

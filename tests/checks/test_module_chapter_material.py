@@ -30,6 +30,8 @@ MATERIAL = {
     "06_sublayer": Material(("self.a_2", "self.b_2", "self.eps", "self.norm", "self.dropout")),
     "07_encoder": Material(("self.self_attn", "self.feed_forward", "self.sublayer", "self.size", "self.layers",
                             "self.norm")),
+    "08_decoder": Material(("self.size", "self.self_attn", "self.src_attn", "self.feed_forward", "self.sublayer",
+                            "self.layers", "self.norm")),
 }
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 
