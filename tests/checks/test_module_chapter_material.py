@@ -28,6 +28,8 @@ MATERIAL = {
     "04_feedforward": Material(("self.w_1", "self.w_2", "self.dropout")),
     "05_embeddings": Material(("self.lut", "self.d_model", "self.dropout", 'register_buffer("pe"')),
     "06_sublayer": Material(("self.a_2", "self.b_2", "self.eps", "self.norm", "self.dropout")),
+    "09_model": Material(("self.encoder", "self.decoder", "self.src_embed", "self.tgt_embed", "self.generator",
+                          "self.proj", "xavier_uniform_")),
 }
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 
