@@ -10,10 +10,10 @@ torch.manual_seed(0)
 
 print("1) parameter 수 — make_model(src_vocab, tgt_vocab, N, d_model, d_ff, h)")
 big = make_model(11, 11, N=2)
-print(f"   make_model(11, 11, N=2)                              : {sum(p.numel() for p in big.parameters()):,}개")
+print(f"   make_model(11, 11, N=2), 기본값 d_model=512, d_ff=2048, h=8 : {sum(p.numel() for p in big.parameters()):,}개")
 del big
 model = make_model(11, 11, N=2, d_model=64, d_ff=128, h=4)
-print(f"   make_model(11, 11, N=2, d_model=64, d_ff=128, h=4)   : {sum(p.numel() for p in model.parameters()):,}개")
+print(f"   make_model(11, 11, N=2, d_model=64, d_ff=128, h=4)           : {sum(p.numel() for p in model.parameters()):,}개")
 print()
 
 print("2) Xavier 초기화 — 행렬마다 처음 표준편차 ≈ √(2/(fan_in + fan_out))")

@@ -132,6 +132,7 @@ class Net:
         return self.drop(x + self.w(f"{table}.1.pe", 1, 5000, self.d)[:, : x.size(1)])
 
     def encode(self, src, src_mask):
+        src_mask = None if self.way.encode_mask == "none" else src_mask
         x = self.embed(self.way.encode_embed, src)
         for i in range(self.spec.N):
             name = f"encoder.layers.{i}"
@@ -153,8 +154,8 @@ class Net:
         return self.norm("decoder.norm", x)
 
     def forward(self, src, tgt, src_mask, tgt_mask):
-        mask = {"src": src_mask, "none": None, "tgt": tgt_mask}[self.way.encode_mask]
-        out = self.decode(self.encode(src, mask), src_mask, tgt, tgt_mask)
+        out = self.decode(self.encode(src, tgt_mask if self.way.encode_mask == "tgt" else src_mask), src_mask, tgt,
+                          tgt_mask)
         return self.generate("generator.proj", out) if self.way.generator_in_forward else out
 
     def generate(self, name, x):
@@ -304,11 +305,11 @@ def spread_problem(evidence, case):
            if name in found and abs(found[name][0] / std - 1) > SPREAD_TOLERANCE]
     if not off:
         return None
-    text = BUGS["no_xavier"] + f" 처음 표준편차가 다른 parameter: {names_text(off)}."
-    if evidence.visible(case):
-        first = off[0]
-        text += f" (`{first}`: {found[first][0]:.3f}, 기준 {expected[first][0]:.3f})"
-    return text
+    if not evidence.visible(case):
+        return BUGS["no_xavier"]
+    first = off[0]
+    return (BUGS["no_xavier"] + f" 처음 표준편차가 다른 parameter: {names_text(off)}"
+            f" (`{first}`: {found[first][0]:.3f}, 기준 {expected[first][0]:.3f}).")
 
 
 # ----------------------------------------------------------------------------- checks
@@ -335,7 +336,8 @@ def xavier_spread(evidence, case):
 def structure_and_xavier(evidence):
     """Half for the structure, half for the Xavier spread of the fresh model."""
     verdicts = [structure_matches(evidence), xavier_spread(evidence)]
-    return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(v.message for v in verdicts if v.message))
+    messages_ = dict.fromkeys(v.message for v in verdicts if v.message)  # one cause may fail both halves
+    return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(messages_))
 
 
 CHECKS = [
