@@ -258,6 +258,7 @@ def make_model(src_vocab, tgt_vocab, N=6, d_model=512, d_ff=2048, h=8, dropout=0
     #           - src_embed: Embeddings(d_model, src_vocab) 다음 PositionalEncoding (nn.Sequential)
     #             tgt_embed: Embeddings(d_model, tgt_vocab) 다음 PositionalEncoding
     #           - generator: Generator(d_model, tgt_vocab)
-    #           만든 뒤 dim > 1인 parameter마다 nn.init.xavier_uniform_로 초기화하세요. 맨 아래 줄이 model을 돌려줍니다.
+    #           조립한 모델은 변수 model에 담고 (맨 아래 줄이 돌려줍니다), dim > 1인 parameter마다
+    #           nn.init.xavier_uniform_로 초기화하세요.
     raise NotImplementedError("아직 작성하지 않았습니다: 위의 TODO를 읽고 이 부분을 채워 주세요.")
     return model
