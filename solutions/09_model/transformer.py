@@ -269,8 +269,7 @@ def make_model(src_vocab, tgt_vocab, N=6, d_model=512, d_ff=2048, h=8, dropout=0
     #           - MultiHeadedAttention(h, d_model): 원문처럼 attention 자체의 dropout은 기본값(0.1) 그대로
     #           - PositionwiseFeedForward, PositionalEncoding, 각 층에는 인자 dropout을 넘깁니다
     #           - Encoder와 Decoder는 층 N개, decoder 층의 self-attention과 source-attention은 서로 다른 복사본
-    #           - src_embed: Embeddings(d_model, src_vocab) 다음 PositionalEncoding (nn.Sequential)
-    #             tgt_embed: Embeddings(d_model, tgt_vocab) 다음 PositionalEncoding
+    #           - src_embed, tgt_embed: Embeddings(d_model, 어휘 크기) 다음 PositionalEncoding (nn.Sequential)
     #           - generator: Generator(d_model, tgt_vocab)
     #           조립한 모델은 변수 model에 담고 (맨 아래 줄이 돌려줍니다), dim > 1인 parameter마다
     #           nn.init.xavier_uniform_로 초기화하세요.
