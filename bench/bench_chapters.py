@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_chapters.py                 # chapters 01 and 03, N=20, --jobs 1
     .venv/bin/python bench/bench_chapters.py 01 03 04 --n 40
+    .venv/bin/python bench/bench_chapters.py 01 09 --n 10    # chapter 09: a whole (small) model per case
 
 For each chapter, grades N copies of a mix of the chapter's solution and its fixtures (right and wrong
 answers) in the sandbox, then one copy; the marginal cost per submission is (wall(N) - wall(1)) / (N - 1):

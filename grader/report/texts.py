@@ -71,6 +71,15 @@ PICTURES = {
         "note": "칸의 숫자는 head 0에서 i번째 target 위치가 encoder memory의 j번째 위치를 참고하는 비율입니다. 행마다 합이 "
         "1이고, src_mask가 가린 padding 위치의 열은 0이어야 합니다.",
     },
+    "src_attn": {
+        "title": "decoder 0번 층 source-attention의 head 0 가중치 그림",
+        "what": "forward 뒤 decoder.layers[0].src_attn.attn 중 두 번째 예시(batch 1)의 head 0",
+        "missing": "코드가 오류로 끝났거나 모델의 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
+        "rows": "target 토큰",
+        "columns": "source 토큰 (memory)",
+        "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
+        "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
+    },
 }
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 

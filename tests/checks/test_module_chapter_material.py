@@ -32,6 +32,8 @@ MATERIAL = {
                             "self.norm")),
     "08_decoder": Material(("self.size", "self.self_attn", "self.src_attn", "self.feed_forward", "self.sublayer",
                             "self.layers", "self.norm")),
+    "09_model": Material(("self.encoder", "self.decoder", "self.src_embed", "self.tgt_embed", "self.generator",
+                          "self.proj", "xavier_uniform_")),
 }
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 

@@ -1,0 +1,198 @@
+"""Chapter 09 probe: the student's `Generator`, `EncoderDecoder` and `make_model`, recorded as plain data.
+
+Sandbox side. A "generator" case builds `Generator(d_model, vocab)`, loads seeded weights and runs it.
+A "model" case builds a small `make_model(...)` under a fixed seed and records its structure and, for
+every parameter with dim > 1, the fresh weights' spread (Xavier initialisation shows only before
+loading). An "encode", "decode", "forward" or "train" case builds the model, loads weights drawn from
+the case's seed for its own state_dict names (`modules.load_seeded`) and calls that method in eval
+mode (train: seeded train mode), recording the output and the weights decoder layer 0's source
+attention kept. Hidden cases and their seeds live between the hidden-test markers and never reach students.
+"""
+from dataclasses import dataclass
+
+import torch
+
+from . import modules
+from .tensors import describe_exception, encode, portable_randn
+
+GENERATOR = "Generator"
+MAKE_MODEL = "make_model"
+METHODS = {"encode": "encode", "decode": "decode", "forward": "forward", "train": "forward"}
+SOURCE_ATTENTION = ("decoder", "layers", 0, "src_attn", "attn")  # the weights the picture draws
+
+
+@dataclass(frozen=True)
+class Case:
+    """One build of `Generator` or `make_model`, and one call unless `kind` is "model"."""
+
+    visible: bool
+    text: str  # the case in Korean, as diagnoses name it
+    kind: str  # "generator" | "model" | "encode" | "decode" | "forward" | "train"
+    seed: int = 0
+    src_vocab: int = 11
+    tgt_vocab: int = 11
+    N: int = 2
+    d_model: int = 32
+    d_ff: int = 64
+    h: int = 4
+    dropout: float = None  # None leaves make_model's default (0.1)
+    src_lengths: tuple = (7, 4)  # real tokens per example (the rest is padding); batch = len(src_lengths)
+    tgt_lengths: tuple = (5, 3)
+    shape: tuple = (2, 3)  # generator: the input's leading axes
+
+
+SMALL = "make_model(11, 11, N=2, d_model=32, d_ff=64, h=4)"
+CASES = {
+    "generator": Case(visible=True, text="Generator(16, 7), 입력 (2, 3, 16)", kind="generator", seed=901,
+                      d_model=16, tgt_vocab=7),
+    "model": Case(visible=True, text=f"{SMALL[:-1]}, dropout=0.2)로 새로 만든 모델", kind="model", seed=902,
+                  dropout=0.2),
+    # encode, decode and forward call one model (same arguments and seed: built once per submission)
+    "encode": Case(visible=True, text=f"{SMALL}.encode, src (2, 7) (두 번째 문장은 padding 3개)", kind="encode",
+                   seed=903),
+    "decode": Case(visible=True, text=f"{SMALL}.decode, memory (2, 7, 32), tgt (2, 5)", kind="decode", seed=903),
+    "forward": Case(visible=True, text=f"{SMALL}.forward, src (2, 7), tgt (2, 5)", kind="forward", seed=903),
+    "train": Case(visible=True, text="make_model(11, 11, N=1, d_model=32, d_ff=64, h=4, dropout=0.3), train 모드 "
+                  "forward (torch.manual_seed로 고정)", kind="train", seed=906, N=1, dropout=0.3),
+    ### BEGIN HIDDEN TESTS
+    "hidden_model": Case(visible=False, text="숨겨진 크기로 새로 만든 모델", kind="model", seed=869_101, src_vocab=17,
+                         tgt_vocab=6, N=3, d_model=48, d_ff=80, h=6, dropout=0.15),
+    "hidden_generator": Case(visible=False, text="숨겨진 Generator 입력 (다른 크기, 축 4개)", kind="generator",
+                             seed=869_202, d_model=24, tgt_vocab=13, shape=(3, 2, 4)),
+    "hidden_decode": Case(visible=False, text="숨겨진 decode 입력 (다른 크기와 어휘, src 길이 = tgt 길이)",
+                          kind="decode", seed=869_303, src_vocab=9, tgt_vocab=13, N=3, d_model=24, d_ff=40, h=3,
+                          src_lengths=(6, 2, 5), tgt_lengths=(6, 4, 1)),
+    "hidden_forward": Case(visible=False, text="숨겨진 forward 입력 (다른 크기와 어휘, src 길이 = tgt 길이)",
+                           kind="forward", seed=869_404, src_vocab=13, tgt_vocab=9, N=3, d_model=24, d_ff=40, h=3,
+                           src_lengths=(6, 2, 5), tgt_lengths=(6, 4, 1)),
+    "hidden_train": Case(visible=False, text="숨겨진 train 모드 forward 입력", kind="train", seed=869_505,
+                         src_vocab=8, tgt_vocab=10, N=2, d_model=16, d_ff=24, h=2, dropout=0.25,
+                         src_lengths=(5, 5, 2), tgt_lengths=(4, 2, 3)),
+    ### END HIDDEN TESTS
+}
+
+
+def case_names(visible_only=False):
+    """Names of the cases, in a stable order; only the visible ones if asked."""
+    return [name for name, case in CASES.items() if case.visible or not visible_only]
+
+
+def padding_mask(lengths, length):
+    """(batch, 1, length): True at the real tokens of each example."""
+    return (torch.arange(length)[None, :] < torch.tensor(lengths)[:, None]).unsqueeze(-2)
+
+
+def target_mask(lengths, length):
+    """(batch, length, length): padding of the target and no peeking at later positions."""
+    causal = torch.ones(1, length, length, dtype=torch.bool).tril()
+    return padding_mask(lengths, length) & causal
+
+
+def tokens(lengths, vocab, generator):
+    """(batch, max length) token ids in 1..vocab-1, padded with 0."""
+    length = max(lengths)
+    ids = torch.randint(1, vocab, (len(lengths), length), generator=generator)
+    return ids.masked_fill(~padding_mask(lengths, length)[:, 0], 0)
+
+
+def make_inputs(name):
+    """The case's inputs, the same way every time: generator (x,); encode (src, src_mask); decode (memory,
+    src_mask, tgt, tgt_mask); forward and train (src, tgt, src_mask, tgt_mask); model ()."""
+    case = CASES[name]
+    generator = torch.Generator().manual_seed(case.seed)
+    if case.kind == "generator":
+        return (portable_randn((*case.shape, case.d_model), generator),)
+    if case.kind == "model":
+        return ()
+    src = tokens(case.src_lengths, case.src_vocab, generator)
+    tgt = tokens(case.tgt_lengths, case.tgt_vocab, generator)
+    src_mask = padding_mask(case.src_lengths, src.size(1))
+    tgt_mask = target_mask(case.tgt_lengths, tgt.size(1))
+    if case.kind == "encode":
+        return src, src_mask
+    if case.kind == "decode":
+        memory = portable_randn((*src.shape, case.d_model), generator)
+        return memory, src_mask, tgt, tgt_mask
+    return src, tgt, src_mask, tgt_mask
+
+
+def model_arguments(case):
+    """(args, kwargs) of the case's `make_model` call."""
+    kwargs = {"N": case.N, "d_model": case.d_model, "d_ff": case.d_ff, "h": case.h}
+    if case.dropout is not None:
+        kwargs["dropout"] = case.dropout
+    return (case.src_vocab, case.tgt_vocab), kwargs
+
+
+def structure(module):
+    """`modules.structure` with every state_dict name (a whole model has more than `modules.MAX_NAMES`)."""
+    found = modules.structure(module)
+    found["state_dict"] = [[name, [int(n) for n in value.shape]] for name, value in module.state_dict().items()]
+    return found
+
+
+def spread(module):
+    """{name: [std, mean]} of every parameter with dim > 1 as built (shared ones under each name)."""
+    return {name: [float(p.detach().double().std()), float(p.detach().double().mean())]
+            for name, p in module.named_parameters(remove_duplicate=False) if p.dim() > 1}
+
+
+def call(module, method, inputs, train, seed):
+    """`module.<method>(*inputs)` in eval (or seeded train) mode: (output, None) or (None, {"error": ...})."""
+    module.train(train)
+    try:
+        if train:
+            torch.manual_seed(seed)  # right before the call: the student's dropout draws from here
+        return getattr(module, method)(*inputs), None
+    except BaseException as error:
+        return None, {"error": describe_exception(error)}
+
+
+def kept_weights(module, path=SOURCE_ATTENTION):
+    """The attention weights the module keeps at `path` after a forward (encoded), or missing."""
+    value = module
+    try:
+        for step in path:
+            value = value[step] if isinstance(step, int) else getattr(value, step)
+    except BaseException:
+        return modules.MISSING
+    return encode(value)
+
+
+_LAST_BUILT = {}  # the last model a call case built: (namespace, arguments, model, failed)
+
+
+def built(namespace, case):
+    """(model, None) or (None, trace) of the case's `make_model` call; the previous call case's model when it was
+    the same submission's with the same arguments and seed (loading and calling never depend on an earlier call)."""
+    args, kwargs = model_arguments(case)
+    key = (args, sorted(kwargs.items()), case.seed)
+    last = _LAST_BUILT.get("model")
+    if last is not None and last[0] is namespace and last[1] == key:
+        return last[2], last[3]
+    model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+    _LAST_BUILT["model"] = (namespace, key, model, failed)
+    return model, failed
+
+
+def run_case(namespace, name):
+    """Run case `name` against the student's code and describe what happened as plain data."""
+    case = CASES[name]
+    if case.kind == "generator":
+        return modules.record(namespace, GENERATOR, (case.d_model, case.tgt_vocab), {}, case.seed, make_inputs(name))
+    if case.kind == "model":
+        args, kwargs = model_arguments(case)
+        model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+        return failed or {"structure": structure(model), "fresh": spread(model)}
+    model, failed = built(namespace, case)
+    if failed:
+        return failed
+    trace = {"structure": structure(model)}
+    trace["load"] = modules.load_seeded(model, case.seed)
+    output, failed = call(model, METHODS[case.kind], make_inputs(name), case.kind == "train", case.seed)
+    if failed:
+        return {**trace, **failed}
+    trace["result"] = encode(output)
+    if case.kind == "forward":
+        trace["attributes"] = {"src_attn": kept_weights(model)}
+    return trace
