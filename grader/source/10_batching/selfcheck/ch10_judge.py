@@ -69,6 +69,7 @@ MASKS = ("src_mask", "tgt_mask", "mask")
 TOKENS = ("src", "tgt", "tgt_y")
 STD_MASK = "mask"  # a make_std_mask case's result, read like an attribute
 
+
 def _value(described):
     """An encoded attribute (a tensor or a number) as a float64 tensor, or None."""
     if not isinstance(described, dict):
@@ -201,6 +202,7 @@ NO_TGT_RULES = [("NoneType", "tgt_none_raises")]
 
 
 def _triage(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case` (without tgt: say that first)."""
     if error["type"] == "NotImplementedError" and "not implemented for" in error["message"]:
         return BUGS["mask_dtype"]  # torch's `&` of float masks, not the unfinished exercise
     spec = probe.CASES[case]
@@ -212,6 +214,7 @@ def _triage(evidence, case, error):
 
 
 def _attributes(trace):
+    """The recorded attributes of a trace (or reference), a make_std_mask result under "mask"."""
     return {STD_MASK: trace["result"]} if "result" in trace else trace["attributes"]
 
 
@@ -290,7 +293,7 @@ def default_problem(evidence, case):
     twin = trace.get("with_pad_2", {})
     if "error" in twin:
         return _triage(evidence, case, twin["error"])
-    differ = [name for name in student if student[name] != twin["attributes"].get(name)]
+    differ = [name for name in student if student[name] != twin.get("attributes", {}).get(name)]
     if not differ:
         return None
     return f"{BUGS['default_pad']} (pad를 넘기지 않으면 {', '.join(_label(n) for n in differ)}이(가) pad=2일 때와 다릅니다.)"
