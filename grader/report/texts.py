@@ -80,6 +80,14 @@ PICTURES = {
         "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
         "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
     },
+    "tgt_mask": {
+        "title": "tgt_mask 그림",
+        "what": "Batch가 만든 self.tgt_mask 중 첫 번째 문장(batch 0)",
+        "missing": "코드가 오류로 끝났거나 Batch가 self.tgt_mask를 (batch, 길이, 길이) mask로 만들지 않았습니다",
+        "rows": "query 위치",
+        "columns": "key 위치",
+        "note": "칸이 1이면 i번째 토큰이 j번째 토큰을 볼 수 있고, 0이면 가려집니다. 대각선 위(미래)와 pad인 열이 0이어야 합니다.",
+    },
 }
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 

@@ -66,7 +66,8 @@ class ModelCode:
 
 
 def _encoded(value):
-    """A model's result as plain data: tensors (float32 unless that overflows), tuples of them, or an exception."""
+    """A model's result as plain data: tensors (float32 unless that overflows), tuples or dicts of them, or an
+    exception."""
     import torch
 
     if isinstance(value, Exception):
@@ -74,8 +75,10 @@ def _encoded(value):
         return {"kind": "error", "type": described["type"], "message": described["message"]}
     if isinstance(value, (tuple, list)):
         return {"kind": "tuple", "items": [_encoded(item) for item in value]}
+    if isinstance(value, dict):
+        return {"kind": "dict", "items": {str(key): _encoded(item) for key, item in value.items()}}
     if not isinstance(value, torch.Tensor):
-        raise TypeError(f"a bug model returned {type(value).__name__}: return tensors (or a tuple of them)")
+        raise TypeError(f"a bug model returned {type(value).__name__}: return tensors (or a tuple or dict of them)")
     tensor = value.detach()
     if tensor.is_floating_point() and torch.isfinite(tensor.float()).sum() == torch.isfinite(tensor).sum():
         tensor = tensor.float()  # matching is allclose(rtol=1e-4): float32 keeps 7 digits, half the size of float64
@@ -103,6 +106,8 @@ def _decoded(result):
         return StoredError(result["type"], result["message"])
     if result["kind"] == "tuple":
         return tuple(_decoded(item) for item in result["items"])
+    if result["kind"] == "dict":
+        return {key: _decoded(item) for key, item in result["items"].items()}
     return decode(result)
 
 
