@@ -88,6 +88,15 @@ PICTURES = {
         "columns": "key 위치",
         "note": "칸이 1이면 i번째 토큰이 j번째 토큰을 볼 수 있고, 0이면 가려집니다. 대각선 위(미래)와 pad인 열이 0이어야 합니다.",
     },
+    "true_dist": {
+        "title": "라벨 스무딩의 목표 분포 true_dist 그림",
+        "what": "forward가 self.true_dist에 저장한 목표 분포",
+        "missing": "코드가 오류로 끝났거나 forward가 self.true_dist에 (토큰 수, 어휘 크기) 목표 분포를 저장하지 않았습니다",
+        "rows": "토큰 (target)",
+        "columns": "어휘의 단어",
+        "note": "칸의 숫자는 그 토큰의 목표 확률입니다. 정답 칸은 confidence, 나머지 칸은 smoothing / (size - 2), "
+        "padding 열과 target이 padding인 행은 0입니다. padding이 아닌 행은 합이 1이어야 합니다.",
+    },
 }
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 

@@ -34,6 +34,8 @@ MATERIAL = {
                             "self.layers", "self.norm")),
     "09_model": Material(("self.encoder", "self.decoder", "self.src_embed", "self.tgt_embed", "self.generator",
                           "self.proj", "xavier_uniform_")),
+    "11_smoothing": Material(("self.criterion", "self.padding_idx", "self.confidence", "self.smoothing", "self.size",
+                              "self.true_dist")),
 }
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 

@@ -165,7 +165,8 @@ def test_leak_detector_has_something_to_find():
     assert _hidden_code_lines()
     dump = json.dumps(references.load(CHAPTER)["cases"]["batched_4d"])
     assert set(NUMBER.findall(dump)) & numbers
-    rounded = " ".join(f"{x:.4f}" for x in references.load(CHAPTER)["cases"]["large"]["result"]["items"][1]["data"])
+    output = references.load(CHAPTER)["cases"]["large"]["result"]["items"][0]["data"]  # p_attn is saturated: 0s and 1s
+    rounded = " ".join(f"{x:.4f}" for x in output)
     assert set(NUMBER.findall(rounded)) & numbers
 
 

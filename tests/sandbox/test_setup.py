@@ -109,7 +109,7 @@ def test_workers_that_cannot_start_raise(monkeypatch, case_names):
     """Workers that die before they are ready are retried a few times, then SandboxError carries their stderr."""
     from grader.sandbox import pool as pool_module
 
-    def broken_environment(code_dir, home):
+    def broken_environment(code_dir, home, threads=1):
         return {"PATH": "/usr/bin:/bin", "PYTHONHOME": "/nonexistent"}  # the interpreter cannot even start
 
     monkeypatch.setattr(pool_module, "environment", broken_environment)

@@ -1,0 +1,33 @@
+"""Chapter 11's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch11_judge.BUGS`), never retyped.
+"""
+from .chapters import fails
+
+RATES = frozenset({"rate_warmup", "rate_decay", "rate_config", "hidden_rate"})
+WARMUP = frozenset({"rate_warmup", "rate_config", "hidden_rate"})  # the steps before warmup
+SMOOTHING = frozenset({"ls_true_dist", "ls_loss", "hidden_ls_true_dist", "hidden_ls_loss"})
+TRUE_DIST = frozenset({"ls_true_dist", "hidden_ls_true_dist"})
+LOSS = frozenset({"ls_loss", "hidden_ls_loss"})
+SWAPPED_EXPONENTS = ("model_size_exponent", "warmup_exponent")
+
+EXPECTED = {
+    "no_step_guard": fails(90, {"rate_step_zero"}, "no_step_guard"),  # 0 ** (-0.5): ZeroDivisionError
+    "step_zero_nan": fails(90, {"rate_step_zero"}, "no_step_guard"),  # torch: inf * 0 = nan at step 0
+    "piecewise_no_guard": fails(90, {"rate_step_zero"}, "step_zero_value"),  # if step < warmup: …, rate(0) = 0
+    "max_for_min": fails(60, RATES, "max_for_min"),
+    # torch.maximum without the guard: inf at step 0 (max(inf, 0)), max for min everywhere else
+    "torch_max_no_guard": fails(50, RATES, "max_for_min", rate_step_zero="no_step_guard"),
+    "model_size_exponent": fails(60, RATES, "model_size_exponent"),  # model_size ** 0.5
+    "warmup_exponent": fails(70, WARMUP, "warmup_exponent"),  # warmup ** (-0.5): the steps after warmup are right
+    # model_size ** (-1.5), warmup ** (-0.5): after warmup only the model size shows
+    "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
+    "factor_missing": fails(85, {"rate_config", "hidden_rate"}, "factor_missing"),  # factor 1 elsewhere
+    "denominator": fails(55, SMOOTHING, "denominator"),  # smoothing / (size - 1)
+    "confidence_swapped": fails(55, SMOOTHING, "swapped"),
+    "pad_column_kept": fails(55, SMOOTHING, "pad_column"),
+    "pad_rows_kept": fails(65, SMOOTHING, "pad_rows"),  # half the hidden credit: one hidden target has no padding
+    "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
+    "reduction_mean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
+    "reduction_batchmean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
+}
