@@ -88,8 +88,10 @@ def _run(out):
         print(f"  {name}: {steps[-1][1]:.1f} s", flush=True)
 
     _fresh(out)
-    # matplotlib keeps its font cache under ~/.cache and ~/.config: keep even that inside OUT
+    # matplotlib keeps its font cache under ~/.cache and ~/.config, torch's compiler (imported by the optimizers
+    # of chapter 12) a cache dir under TMPDIR: keep even those inside OUT
     os.environ["MPLCONFIGDIR"] = str(out / ".matplotlib")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(out / ".torchinductor")
     print("== 1. build the course (solutions → exercises/, release/, references)", flush=True)
     t = time.monotonic()
     if build():

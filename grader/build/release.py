@@ -1,4 +1,5 @@
-"""The nbgrader release: run real `nbgrader generate_assignment` on the generated source folders."""
+"""The nbgrader release: run real `nbgrader generate_assignment` on the generated source folders (one nbgrader
+process for all of them: `nbgrader_batch`)."""
 import os
 import shutil
 import subprocess
@@ -11,12 +12,6 @@ from grader import paths
 
 class ReleaseError(RuntimeError):
     """nbgrader refused to generate an assignment."""
-
-
-def nbgrader_command():
-    """The `nbgrader` executable of this Python environment."""
-    local = Path(sys.executable).with_name("nbgrader")
-    return [str(local)] if local.exists() else ["nbgrader"]
 
 
 def nbgrader_environment():
@@ -39,12 +34,12 @@ def files(sources):
                 target = course / "grader" / "source" / assignment / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-            done = subprocess.run(
-                nbgrader_command() + ["generate_assignment", assignment, "--force", "--log-level=WARN"],
-                cwd=course, env=nbgrader_environment(), capture_output=True, text=True, timeout=300,
-            )
-            if done.returncode != 0:
-                raise ReleaseError(f"nbgrader generate_assignment {assignment} failed:\n{done.stdout}\n{done.stderr}")
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.build.nbgrader_batch", *sources],
+            cwd=course, env=nbgrader_environment(), capture_output=True, text=True, timeout=600,
+        )
+        if done.returncode != 0:
+            raise ReleaseError(f"nbgrader generate_assignment failed:\n{done.stdout}\n{done.stderr}")
         release = course / "release"
         for path in sorted(release.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
