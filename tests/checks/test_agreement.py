@@ -6,12 +6,14 @@
 4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
 
 (1)–(3) are compared in process on every fixture; the subprocess forms of (1) and (4) on three submissions per
-chapter (the solution, the stub, a fixture that passes some checks and fails others).
+chapter (the solution, the stub, a fixture that passes some checks and fails others), which `grade` reads as three
+kinds of input: a notebook in an LMS zip, a .py file, a notebook in an nbgrader submitted/ tree.
 """
 import json
 import re
 import warnings
 import xml.etree.ElementTree as ElementTree
+import zipfile
 
 import pytest
 
@@ -19,7 +21,7 @@ from grader.checks import verify
 from grader.checks.loading import module_from_source, read_source
 
 from .chapters import CHAPTERS, each_chapter, grade
-from .support import PYTHON, copy_folder, finish, start
+from .support import PYTHON, copy_folder, filled_notebook, finish, start
 
 pytestmark = pytest.mark.checks
 
@@ -97,20 +99,36 @@ def _selected_chapters(session):
     return [chapter for chapter in CHAPTERS if chapter.id in ids]
 
 
+def _grading_inputs(chapter, submissions, batch):
+    """The three submissions as three kinds of input: the solution as a notebook in an LMS zip, the stub as a .py
+    file, the mixed fixture as a notebook in an nbgrader submitted/ tree; the paths to give `grade`."""
+    lms = f"{chapter.id}_solution_attempt_2024-03-01-10-00-00_{chapter.id}.ipynb"
+    notebook = filled_notebook(submissions["solution"].read_text(encoding="utf-8"), batch / "solution.ipynb", chapter.id)
+    with zipfile.ZipFile(batch / "class.zip", "w") as archive:
+        archive.write(notebook, lms)
+    notebook.unlink()
+    (batch / "stub.py").write_bytes(submissions["stub"].read_bytes())
+    tree = batch / "submitted" / "mixed" / chapter.id
+    tree.mkdir(parents=True)
+    filled_notebook(submissions["mixed"].read_text(encoding="utf-8"), tree / f"{chapter.id}.ipynb", chapter.id)
+    return [batch / "class.zip", batch / "stub.py", batch / "submitted"]
+
+
 def _commands(chapters, tmp_path_factory):
-    """(kind, chapter, submission, folder, command) of every process: test_visible.py per submission, one grade."""
+    """(kind, chapter, submission, folder, command) of every process: test_visible.py per submission, one grade of
+    all three (with the feedback pages and the class report)."""
     commands = []
     for chapter in chapters:
         submissions = {"solution": chapter.solution, "stub": chapter.stub, "mixed": _mixed_fixture(chapter)}
-        batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
         for name, path in submissions.items():
-            (batch / f"{name}.py").write_bytes(path.read_bytes())
             folder = copy_folder(chapter.exercise_dir, tmp_path_factory.mktemp(f"{chapter.marker}-{name}") / chapter.id)
             (folder / "transformer.py").write_bytes(path.read_bytes())
             command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml", "test_visible.py"]
             commands.append(("pytest", chapter, name, folder, command))
-        command = [PYTHON, "-m", "grader", "grade", chapter.number, *(str(batch / f"{n}.py") for n in submissions),
-                   "--json", "--no-feedback", "--jobs", "1", "--out", str(batch / "graded")]
+        batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
+        inputs = _grading_inputs(chapter, submissions, batch)
+        command = [PYTHON, "-m", "grader", "grade", chapter.number, *map(str, inputs), "--json", "--jobs", "1",
+                   "--out", str(batch / "graded")]
         commands.append(("grade", chapter, None, batch, command))
     return commands
 
@@ -137,6 +155,9 @@ def subprocess_outcomes(request, tmp_path_factory):
             outcomes[("pytest", chapter.id, name)] = _junit(folder / "junit.xml", chapter)
         else:
             assert status == 0, f"{chapter.id}: grade exited {status}\n{err}"
+            graded = folder / "graded"
+            outcomes[("pages", chapter.id)] = sorted(p.parent.name for p in graded.glob("feedback/*/feedback.html"))
+            outcomes[("report", chapter.id)] = (graded / "report.html").is_file()
             for document in json.loads(out):
                 outcomes[("grade", chapter.id, document["student_id"])] = {
                     test["name"]: (test["score"], test["output"].partition("\n")[2]) for test in document["tests"]}
@@ -164,3 +185,10 @@ def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, na
     graded = _scored(grade(chapter, path))
     assert subprocess_outcomes[("pytest", chapter.id, name)] == selfcheck
     assert subprocess_outcomes[("grade", chapter.id, name)] == graded
+
+
+@pytest.mark.parametrize("chapter", each_chapter())
+def test_grade_writes_a_feedback_page_per_student_and_the_class_report(chapter, subprocess_outcomes):
+    """`grade` on an LMS zip, a .py file and a submitted/ tree finds the three students and writes their pages."""
+    assert subprocess_outcomes[("pages", chapter.id)] == ["mixed", "solution", "stub"]
+    assert subprocess_outcomes[("report", chapter.id)]
