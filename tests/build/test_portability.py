@@ -23,7 +23,6 @@ OTHER_KERNELS = {"ATEN_CPU_CAPABILITY": "default"}
 # A correct answer and mistakes that lose some or all points, per chapter (tests/fixtures/chNN/<name>.py).
 GRADED = {
     "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
-    "02": ["inverted_mask", "triu_diagonal_0", "dropout_on_output", "fill_zero"],
     "03": ["no_unsqueeze", "dropout_not_passed", "key_as_value", "ok_reshape"],
     "12": ["no_zero_grad", "accum_ignored", "loss_not_divided", "ok_rewritten"],  # a few Adam steps
 }
@@ -117,14 +116,9 @@ def test_reference_files_are_recognised_and_nothing_else():
     assert not drift.is_reference(paths.EXERCISES / "01_attention/transformer.py")
 
 
-def test_build_check_is_clean_under_other_kernels():
-    """`build --check` passes with torch's default (non-vectorised) kernels, release included."""
-    done = run([PYTHON, "-m", "grader", "build", "--check"], env=_env(**OTHER_KERNELS))
-    assert done.returncode == 0, done.stderr
-
-
 def test_build_under_other_kernels_leaves_git_status_clean(tmp_path):
-    """A build of a fresh clone on a 'different CPU' writes nothing: git status stays empty."""
+    """A build of a fresh clone on a 'different CPU' writes nothing, release included, so `build --check` passes
+    there too (both compare the same files): git status stays empty."""
     repo = committed_copy(tmp_path / "repo")
     done = run([PYTHON, "-m", "grader", "build"], cwd=repo, env=_env(**OTHER_KERNELS, PYTHONPATH=str(repo)))
     assert done.returncode == 0, done.stderr

@@ -176,6 +176,7 @@ def _junit(report, chapter):
     return outcomes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", each_chapter())
 @pytest.mark.parametrize("name", ["solution", "stub", "mixed"])
 def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, name, subprocess_outcomes):
@@ -187,6 +188,7 @@ def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, na
     assert subprocess_outcomes[("grade", chapter.id, name)] == graded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", each_chapter())
 def test_grade_writes_a_feedback_page_per_student_and_the_class_report(chapter, subprocess_outcomes):
     """`grade` on an LMS zip, a .py file and a submitted/ tree finds the three students and writes their pages."""
