@@ -21,7 +21,7 @@ from grader.checks import verify
 from grader.checks.loading import module_from_source, read_source
 
 from .chapters import CHAPTERS, each_chapter, grade
-from .support import PYTHON, copy_folder, filled_notebook, finish, start
+from .support import PYTHON, ROOT, copy_folder, filled_notebook, finish, start
 
 pytestmark = pytest.mark.checks
 
@@ -125,6 +125,9 @@ def _commands(chapters, tmp_path_factory):
             (folder / "transformer.py").write_bytes(path.read_bytes())
             command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml", "test_visible.py"]
             commands.append(("pytest", chapter, name, folder, command))
+        for name in ("solution", "stub"):  # the instructor's `grader check NN [FILE]` (no FILE: the stub)
+            path = [str(submissions[name])] if name == "solution" else []
+            commands.append(("check", chapter, name, ROOT, [PYTHON, "-m", "grader", "check", chapter.number, *path]))
         batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
         inputs = _grading_inputs(chapter, submissions, batch)
         command = [PYTHON, "-m", "grader", "grade", chapter.number, *map(str, inputs), "--json", "--jobs", "1",
@@ -150,7 +153,9 @@ def subprocess_outcomes(request, tmp_path_factory):
     outcomes = {}
     commands = _commands(_selected_chapters(request.session), tmp_path_factory)
     for kind, chapter, name, folder, (status, out, err) in _run_bounded(commands):
-        if kind == "pytest":
+        if kind == "check":
+            outcomes[("check", chapter.id, name)] = (status, out, err)
+        elif kind == "pytest":
             assert status in (0, 1), f"{chapter.id} {name}: pytest exited {status}\n{out}\n{err}"
             outcomes[("pytest", chapter.id, name)] = _junit(folder / "junit.xml", chapter)
         else:
@@ -186,6 +191,21 @@ def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, na
     graded = _scored(grade(chapter, path))
     assert subprocess_outcomes[("pytest", chapter.id, name)] == selfcheck
     assert subprocess_outcomes[("grade", chapter.id, name)] == graded
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", each_chapter())
+def test_grader_check_passes_the_solution_and_explains_the_stub(chapter, subprocess_outcomes):
+    """`python -m grader check NN FILE` passes every visible check of the solution (exit 0, the visible total);
+    `python -m grader check NN` on the stub exits non-zero with the stub's Korean diagnosis and no traceback."""
+    points = sum(check.points for check in chapter.contract.checks if check.visible)
+    status, out, err = subprocess_outcomes[("check", chapter.id, "solution")]
+    assert status == 0, out + err
+    assert re.search(rf"합계\s+{points}/{points}", out), out
+    status, out, err = subprocess_outcomes[("check", chapter.id, "stub")]
+    assert status != 0
+    assert chapter.contract.bugs["stub"] in out
+    assert "Traceback" not in out + err
 
 
 @pytest.mark.slow
