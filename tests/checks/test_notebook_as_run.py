@@ -218,10 +218,10 @@ def test_selfcheck_in_a_notebook_folder_and_its_time_limit(tmp_path):
     looping = CH01_ANSWER.replace('    "Compute \'Scaled Dot Product Attention\'"\n',
                                   '    "Compute \'Scaled Dot Product Attention\'"\n    while True:\n        pass\n')
     student_notebook(folder / "01_attention.ipynb", "01_attention", looping, CH01_HELPER)
-    done = subprocess.run([PYTHON, "-m", "selfcheck", "01_attention.ipynb", "--timeout", "20"], cwd=folder,
+    done = subprocess.run([PYTHON, "-m", "selfcheck", "01_attention.ipynb", "--timeout", "8"], cwd=folder,
                           env=student_env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 3
-    assert "자가 점검을 20초 만에 멈췄습니다" in done.stderr and "무한 루프" in done.stderr
+    assert "자가 점검을 8초 만에 멈췄습니다" in done.stderr and "무한 루프" in done.stderr
 
 
 def test_pytest_shows_the_korean_verdict_not_the_framework(tmp_path):
