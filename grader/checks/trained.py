@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FILE = "copy_model.json"
-DATA_FILES = (FILE,)  # copied next to this module wherever it goes (sandbox staging, selfcheck/, Gradescope)
+DATA_FILES = ("copy_model.json",)  # copied next to this module wherever it goes (sandbox staging, selfcheck/, Gradescope)
+FILE = DATA_FILES[0]
 VOCAB = 11  # the copy task's tokens: 0 is the padding, 1 the start symbol
 CONFIG = {"N": 1, "d_model": 32, "d_ff": 64, "h": 4}
 
