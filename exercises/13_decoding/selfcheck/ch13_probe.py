@@ -50,15 +50,14 @@ class Case:
 
 COPY = "학습한 복사 모델"
 CASES = {
-    "digits": Case(visible=True, text=f"{COPY}, src [1, 2, …, 10], max_len=10, start_symbol=1", model="copy",
-                   tokens=tuple(range(1, 11))),
-    "copy_random": Case(visible=True, text=f"{COPY}, 무작위 src (1, 10), max_len=10, start_symbol=1", model="copy",
-                        seed=1301),
-    "causal": Case(visible=True, text="무작위 2층 모델 make_model(9, 9, N=2, d_model=16, d_ff=32, h=2), src (1, 6), "
-                   "max_len=8, start_symbol=4", model="random", seed=1314, vocab=9, length=6, max_len=8, start=4),
-    "padded": Case(visible=True, text="무작위 2층 모델 make_model(11, 11, N=2, d_model=16, d_ff=32, h=2), padding 3개인 "
-                   "src (1, 7), max_len=6, start_symbol=5", model="random", seed=1304, length=7, padding=3, max_len=6,
-                   start=5, scale=2.0),
+    "digits": Case(visible=True, text=f"{COPY}, src [1, 2, …, 10], max_len=10", model="copy", tokens=tuple(range(1, 11))),
+    "copy_random": Case(visible=True, text=f"{COPY}, 무작위 src (1, 10), max_len=10", model="copy", seed=1301),
+    # the random models: make_model(9, 9, N=2, d_model=16, d_ff=32, h=2) and make_model(11, 11, ...) (short texts:
+    # a diagnosis names its case)
+    "causal": Case(visible=True, text="무작위 2층 모델, src (1, 6), max_len=8, start_symbol=4", model="random",
+                   seed=1314, vocab=9, length=6, max_len=8, start=4),
+    "padded": Case(visible=True, text="무작위 2층 모델, padding 3개인 src (1, 7), max_len=6, start_symbol=5",
+                   model="random", seed=1304, length=7, padding=3, max_len=6, start=5, scale=2.0),
 }
 
 
