@@ -107,9 +107,8 @@ def _models(case):
 def _call(way, case, inputs):
     """The tokens greedy decoding one way gives on the case's model and inputs (or the exception it raised)."""
     spec = probe.CASES[case]
-    model = probe.model_for(_course(), spec)
-    with torch.no_grad():
-        return _decode_one_way(way, model, *inputs, spec.max_len, spec.start)
+    model = probe.model_for(_course(), spec).requires_grad_(False)
+    return _decode_one_way(way, model, *inputs, spec.max_len, spec.start)
 
 
 MODEL_CODE = ModelCode(models=_models, call=_call)
