@@ -88,9 +88,8 @@ def hooks_problem(calls, error=False):
 def triage(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     calls = evidence.trace(case).get("calls")
-    if error["type"] != "NotImplementedError" and calls and hooks_problem(calls, error=True):
-        return hooks_problem(calls, error=True)
-    return explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),), models=MODELS)
+    seen = hooks_problem(calls, error=True) if calls and error["type"] != "NotImplementedError" else None
+    return seen or explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),), models=MODELS)
 
 
 def read_tokens(evidence, case):

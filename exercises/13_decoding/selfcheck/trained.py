@@ -40,8 +40,8 @@ def parameters():
 
 
 def build(namespace):
-    """The trained copy model in eval mode: the namespace's `make_model(11, 11, **CONFIG)`, weights loaded strictly
-    (its own buffers kept), or the exception that building or loading raised."""
+    """The trained copy model in eval mode: the namespace's `make_model(11, 11, **CONFIG)` with the stored weights
+    loaded strictly (its own buffers, such as `pe`, kept); building or loading may raise."""
     model = namespace.make_model(VOCAB, VOCAB, **CONFIG)
     state = {**model.state_dict(), **parameters()}
     model.load_state_dict(state, strict=True)

@@ -82,7 +82,7 @@ def make_inputs(name):
 
 
 def model_for(namespace, case):
-    """The case's model, built with the namespace's `make_model`, in eval mode (or the exception it raised)."""
+    """The case's model, built with the namespace's `make_model`, in eval mode (building or loading may raise)."""
     if case.model == "copy":
         return trained.build(namespace)
     torch.manual_seed(case.seed)
