@@ -10,7 +10,7 @@ order (`references.expanded`), like every other number. A file that is equivalen
 import json
 import math
 
-from grader.checks import references
+from grader.checks import references, trained
 
 REFERENCE_DIR = "reference"
 REFERENCE_FILE = "reference.json"
@@ -29,8 +29,8 @@ DEFAULT_DTYPE = "float32"
 
 
 def is_reference(path):
-    """Reference data: compared by number, not by byte."""
-    return path.suffix == ".json" and (path.name == REFERENCE_FILE or path.parent.name == REFERENCE_DIR)
+    """Reference data (and the trained copy model's weights): compared by number, not by byte."""
+    return path.suffix == ".json" and (path.name in (REFERENCE_FILE, trained.FILE) or path.parent.name == REFERENCE_DIR)
 
 
 def unchanged(path, data):

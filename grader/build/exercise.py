@@ -6,8 +6,8 @@ STUDENT_NOTE = "# 학생용: TODO 표시가 있는 함수의 본문을 채우세
 FRIENDLY = "import selfcheck.friendly  # noqa: F401  아직 작성하지 않은 함수는 한국어 한 줄로 알려 줍니다\n"
 
 
-def files(chapter, reference_document):
-    """{relative path: bytes} of the chapter's exercise folder."""
+def files(chapter, reference_document, generated=None):
+    """{relative path: bytes} of the chapter's exercise folder (`generated`: this build's data files, see shipping)."""
     source = f"solutions/{chapter.id}"
     out = {
         "transformer.py": headers.python(f"{source}/transformer.py") + STUDENT_NOTE
@@ -17,7 +17,7 @@ def files(chapter, reference_document):
         "README.md": readme(chapter),
     }
     out = {name: text.encode() for name, text in out.items()}
-    out.update(shipping.files(chapter, reference_document))
+    out.update(shipping.files(chapter, reference_document, generated))
     return out
 
 

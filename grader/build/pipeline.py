@@ -7,9 +7,9 @@ compared by number within its dtype's tolerance (`drift`), so a build on another
 import sys
 
 from grader import chapters, paths
-from grader.checks import references
+from grader.checks import references, trained
 
-from . import drift, exercise, headers, notebook, release, shipping
+from . import copymodel, drift, exercise, headers, notebook, release, shipping
 
 GENERATED_DIRS = (paths.REFERENCE, paths.EXERCISES, paths.NBGRADER_SOURCE, paths.RELEASE)
 IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
@@ -25,12 +25,15 @@ def reference_document(chapter):
 def generate(with_release=True):
     """{absolute path: bytes} of every generated file."""
     files, nbgrader_sources = {}, {}
+    weights = copymodel.document()
+    trained.provide(weights)  # the references of chapters 13 on decode with these weights, not an older file's
+    files[paths.CHECKS / trained.FILE] = shipping.dump_json(weights)
     for chapter in chapters.all_chapters():
         document = reference_document(chapter)
         files[chapter.reference_file] = shipping.dump_json(document)
-        for relative, data in exercise.files(chapter, document).items():
+        for relative, data in exercise.files(chapter, document, files).items():
             files[paths.EXERCISES / chapter.id / relative] = data
-        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter), **shipping.files(chapter, document)}
+        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter), **shipping.files(chapter, document, files)}
         nbgrader_sources[chapter.id] = source
         for relative, data in source.items():
             files[paths.NBGRADER_SOURCE / chapter.id / relative] = data

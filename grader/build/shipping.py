@@ -4,6 +4,7 @@ import json
 
 from grader import paths
 from grader.checks import references
+from grader.sandbox.staging import data_files
 
 from . import headers
 from .regions import remove_hidden, remove_models
@@ -36,14 +37,18 @@ def shipped_modules(chapter):
     return tuple(sorted(needed))
 
 
-def files(chapter, reference_document):
+def files(chapter, reference_document, generated=None):
     """{relative path: bytes} of the `selfcheck/` package for `chapter`: hidden regions removed, bug-model code
-    replaced by `MODEL_CODE = None` (the visible cases' model results ship in reference.json)."""
+    replaced by `MODEL_CODE = None` (the visible cases' model results ship in reference.json), and the data files
+    a shipped module declares (`DATA_FILES`, e.g. the trained copy model's weights: from `generated`, {path: bytes},
+    when this build made it)."""
     out = {}
     for name in shipped_modules(chapter):
         source = paths.CHECKS / name
         text = remove_models(remove_hidden(source.read_text(encoding="utf-8")))
         out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
+        for data in data_files(f"grader.checks.{name[:-3]}"):
+            out[f"{PACKAGE}/{data.name}"] = (generated or {}).get(data) or data.read_bytes()
     probe = chapter.checks.probe
     public = references.visible_only(reference_document, probe)
     out[f"{PACKAGE}/reference.json"] = dump_json(public)

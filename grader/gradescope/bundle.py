@@ -5,7 +5,7 @@ from pathlib import Path
 
 from grader import chapters, paths
 from grader.checks import judge_module_name, probe_module_name
-from grader.sandbox.staging import ALWAYS, REPO_ROOT, closure, module_path, sandbox_modules
+from grader.sandbox.staging import ALWAYS, REPO_ROOT, closure, data_files, module_path, sandbox_modules
 
 from .settings import Settings
 
@@ -31,8 +31,8 @@ def files(settings):
         "config.json": (settings.to_json().encode("utf-8"), 0o644),
     }
     for name in modules(settings.number):
-        path = module_path(name)
-        found[path.relative_to(REPO_ROOT).as_posix()] = (path.read_bytes(), 0o644)
+        for path in (module_path(name), *data_files(name)):
+            found[path.relative_to(REPO_ROOT).as_posix()] = (path.read_bytes(), 0o644)
     reference = paths.REFERENCE / f"{settings.chapter_id}.json"
     found[reference.relative_to(REPO_ROOT).as_posix()] = (reference.read_bytes(), 0o644)
     return found

@@ -48,6 +48,15 @@ def imported_modules(name):
             if (module == ROOT_PACKAGE or module.startswith(ROOT_PACKAGE + ".")) and module_path(module)}
 
 
+def data_files(name):
+    """The files beside module `name` that it declares as `DATA_FILES = ("file", ...)` (a literal), or ()."""
+    path = module_path(name)
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DATA_FILES" for t in node.targets):
+            return tuple(path.parent / file for file in ast.literal_eval(node.value))
+    return ()
+
+
 def sandbox_modules():
     """The names of every `grader/sandbox/*.py` module but the package's `__init__`."""
     return [f"{__package__}.{path.stem}" for path in sorted(Path(__file__).parent.glob("*.py")) if path.stem != "__init__"]
@@ -88,13 +97,13 @@ def stage(destination, probe_module):
     destination.mkdir(mode=0o755, parents=True, exist_ok=True)
     destination.chmod(0o755)
     for name in needed_modules(probe_module):
-        source = module_path(name)
-        target = destination / source.relative_to(REPO_ROOT)
-        for directory in reversed(target.relative_to(destination).parents[:-1]):
-            (destination / directory).mkdir(mode=0o755, exist_ok=True)
-            (destination / directory).chmod(0o755)
-        shutil.copyfile(source, target)
-        target.chmod(0o644)
+        for source in (module_path(name), *data_files(name)):
+            target = destination / source.relative_to(REPO_ROOT)
+            for directory in reversed(target.relative_to(destination).parents[:-1]):
+                (destination / directory).mkdir(mode=0o755, exist_ok=True)
+                (destination / directory).chmod(0o755)
+            shutil.copyfile(source, target)
+            target.chmod(0o644)
     return destination
 
 

@@ -1,0 +1,234 @@
+"""Chapter 13 checks: `greedy_decode` on the trained copy model and on random models where every mistake shows.
+
+Judge side. The tokens greedy_decode returned are compared with the reference's: the copy model must copy its
+source, and a small random two-layer model (enlarged weights) must be decoded exactly as the solution decodes it,
+where reading the first position, dropping the causal mask or the source's padding mask, taking argmin or skipping
+the generator changes the tokens. The length (max_len tokens, the start symbol included) is its own check, so a
+loop that runs once too often loses those points only. A wrong result names the bug: from the returned tensor
+itself (float, never extended, another first token, another length), from "bug models" — greedy decoding done
+one wrong way on the same model, stored by the build — and from what the probe's hooks saw the code hand the
+encoder, the decoder and the generator.
+"""
+import functools
+from dataclasses import dataclass
+
+import torch
+
+from . import ch13_probe as probe
+from . import messages
+from .bugmodels import BugModels, ModelCode
+from .calls import explain_error
+from .compare import decode
+from .contract import Chapter
+from .framework import Check, Finding, each_case
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(13)"),
+    "not_tensor": "greedy_decode는 지금까지 고른 토큰을 담은 정수 텐서 ys ((1, max_len) 모양)를 돌려줘야 합니다: return ys",
+    "float_ys": "ys가 정수가 아니라 실수(float) 텐서입니다. torch.zeros(1, 1)은 float이라서, 토큰 번호로 쓰려면 src와 같은 정수 "
+    "자료형으로 바꿔야 합니다: .type_as(src.data). 실수 토큰은 임베딩(nn.Embedding)에 넣을 수 없습니다.",
+    "not_extended": "ys가 늘어나지 않습니다: 시작 기호 하나만 돌려줍니다. torch.cat은 새 텐서를 돌려줄 뿐 ys를 바꾸지 "
+    "않으므로, 고른 토큰을 이어 붙인 결과를 다시 ys에 담아야 합니다: ys = torch.cat([ys, ...], dim=1).",
+    "too_long": "ys가 max_len보다 한 토큰 깁니다. ys는 시작 기호로 시작하므로 토큰을 max_len - 1번만 이어 붙입니다: "
+    "for i in range(max_len - 1).",
+    "too_short": "ys가 max_len보다 한 토큰 짧습니다. 시작 기호 뒤에 토큰을 max_len - 1번 이어 붙여 모두 max_len개가 "
+    "되어야 합니다: for i in range(max_len - 1).",
+    "length": "ys의 길이가 max_len이 아닙니다. 시작 기호 하나에서 시작해 토큰을 max_len - 1번 이어 붙이세요.",
+    "start_ignored": "ys의 첫 토큰이 start_symbol이 아닙니다. ys는 인자로 받은 시작 기호 하나로 시작합니다: "
+    "torch.zeros(1, 1).fill_(start_symbol). 0이나 1을 직접 쓰지 마세요.",
+    "first_position": "decoder 출력의 첫 위치(out[:, 0])로 다음 토큰을 골랐습니다. 다음 토큰은 지금까지의 토큰을 모두 본 "
+    "마지막 위치의 출력으로 고릅니다: model.generator(out[:, -1]).",
+    "no_causal_mask": "decode할 때 causal mask를 넘기지 않았습니다. 학습할 때처럼 각 위치가 자기보다 뒤의 토큰을 보지 "
+    "못하게 tgt_mask로 subsequent_mask(ys.size(1))를 넘기세요. mask가 없으면 층이 둘 이상인 모델에서 앞 위치의 출력이 "
+    "학습 때와 달라집니다.",
+    "source_mask": "source의 padding을 가리지 않았습니다. model.encode와 model.decode 모두에 인자로 받은 src_mask를 "
+    "그대로 넘기세요(None이나 모두 1인 mask를 쓰면 padding 토큰까지 참고합니다).",
+    "argmin": "log 확률이 가장 작은 토큰을 골랐습니다(min/argmin). greedy decoding은 매 step 가장 큰 log 확률의 토큰을 "
+    "고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
+    "generator_skipped": "model.generator를 부르지 않고 decoder의 출력(d_model 차원) 가운데 가장 큰 칸을 골랐습니다. decoder "
+    "출력을 model.generator에 넣어 어휘 크기의 log 확률로 바꾼 뒤 가장 큰 토큰을 고르세요.",
+    "tokens": "고른 토큰이 기준과 다릅니다. 매 step 지금까지의 ys 전체를 causal mask와 함께 decode하고, 마지막 위치의 "
+    "출력을 generator에 넣어 가장 큰 log 확률의 토큰을 이어 붙이세요.",
+}
+
+FLOAT_TOKENS = "'indices'"  # nn.Embedding's message for float token ids ("Expected tensor for argument #1 'indices' …")
+
+# ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
+# Greedy decoding done one wrong way, on the case's own model (the course's make_model and the probe's weights).
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way of decoding: the solution's (all defaults) or with one known mistake."""
+
+    position: int = -1  # the decoder output the next token is read from
+    causal: bool = True  # a subsequent_mask as tgt_mask (else None)
+    encode_mask: bool = True  # encode(src, src_mask) (else None)
+    decode_mask: bool = True  # decode(memory, src_mask, ...) (else None)
+    pick: str = "argmax"
+    generator: bool = True
+
+
+WAYS = [("first_position", Way(position=0)), ("no_causal_mask", Way(causal=False)),
+        ("source_mask", Way(encode_mask=False)), ("source_mask", Way(encode_mask=False, decode_mask=False)),
+        ("argmin", Way(pick="argmin")), ("generator_skipped", Way(generator=False))]
+
+
+@functools.lru_cache(maxsize=1)
+def _course():
+    """The course's module as the chapter's solution has it (make_model, subsequent_mask); the build runs this."""
+    from grader import chapters
+
+    from .loading import module_from_source
+
+    return module_from_source(chapters.find("13").module.read_text(encoding="utf-8"))
+
+
+def _decode_one_way(way, model, src, src_mask, max_len, start_symbol):
+    """Greedy decoding the `way` says: max_len tokens, the start symbol first."""
+    course = _course()
+    memory = model.encode(src, src_mask if way.encode_mask else None)
+    tokens = [start_symbol]
+    while len(tokens) < max_len:
+        ys = torch.tensor([tokens], dtype=src.dtype)
+        mask = course.subsequent_mask(len(tokens)) if way.causal else None
+        out = model.decode(memory, src_mask if way.decode_mask else None, ys, mask)[:, way.position]
+        scores = model.generator(out) if way.generator else out
+        tokens.append(int(getattr(scores, way.pick)(dim=-1)))
+    return torch.tensor([tokens], dtype=src.dtype)
+
+
+def _models(case):
+    """(label, way) pairs: every known mistake on every case."""
+    return WAYS
+
+
+def _call(way, case, inputs):
+    """The tokens greedy decoding one way gives on the case's model and inputs (or the exception it raised)."""
+    spec = probe.CASES[case]
+    model = probe.model_for(_course(), spec).requires_grad_(False)
+    return _decode_one_way(way, model, *inputs, spec.max_len, spec.start)
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+
+def same_prefix(student, produced):
+    """Whether a model's tokens reproduce the student's (1, L) tokens on their common length (at least 2)."""
+    if not isinstance(produced, torch.Tensor) or student.dim() != 2 or produced.dim() != 2:
+        return False
+    n = min(student.size(1), produced.size(1))
+    return n >= 2 and torch.equal(student[:, :n], produced[:, :n].to(student.dtype))
+
+
+MODELS = BugModels("ch13", same=same_prefix, bugs=BUGS)
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def hooks_problem(calls, error=False):
+    """A bug the hooks saw (Korean) or None: the generator never called, a source mask other than the given one, a
+    target mask other than the causal one."""
+    if calls["decoder"] and not calls["generator"]:
+        return BUGS["generator_skipped"]
+    if error:
+        return None
+    if any(call["src_mask"] != "given" for call in calls["encoder"] + calls["decoder"]):
+        return BUGS["source_mask"]
+    if any(call["tgt_mask"] != "causal" for call in calls["decoder"]):
+        return BUGS["no_causal_mask"]
+    return None
+
+
+def triage(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    calls = evidence.trace(case).get("calls")
+    seen = hooks_problem(calls, error=True) if calls and error["type"] != "NotImplementedError" else None
+    return seen or explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),), models=MODELS)
+
+
+def read_tokens(evidence, case):
+    """The student's tokens on `case` as a (1, L) long tensor, or raise Finding (an exception, not a tensor, float)."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(triage(evidence, case, trace["error"]))
+    result = trace["result"]
+    if result["kind"] != "tensor" or result.get("data") is None:
+        raise Finding(BUGS["not_tensor"])
+    if result["dtype"].startswith(("float", "bfloat", "complex")):
+        raise Finding(BUGS["float_ys"])
+    tokens = decode(result).to(torch.long)
+    if tokens.dim() != 2 or tokens.size(0) != 1:
+        detail = f" (찾은 모양: {tuple(tokens.shape)})" if evidence.visible(case) else ""
+        raise Finding(BUGS["not_tensor"] + detail)
+    return tokens
+
+
+def expected_tokens(evidence, case):
+    return decode(evidence.reference(case)["result"]).to(torch.long)
+
+
+def tokens_problem(evidence, case):
+    """The tokens on their common length with the reference's (the length is judged on its own)."""
+    found, expected = read_tokens(evidence, case), expected_tokens(evidence, case)
+    if found.size(1) == 1 and expected.size(1) > 2:  # (max_len 2: one token short, the length check says so)
+        return BUGS["not_extended"]
+    if int(found[0, 0]) != probe.CASES[case].start:
+        return BUGS["start_ignored"]
+    n = min(found.size(1), expected.size(1))
+    if torch.equal(found[:, :n], expected[:, :n]):
+        return None
+    labels = MODELS.matching(evidence, case, student=found)
+    if labels:
+        return MODELS.explain(evidence, case, labels)
+    problem = hooks_problem(evidence.trace(case)["calls"])
+    if problem:
+        return problem
+    if not evidence.visible(case):
+        return BUGS["tokens"]
+    return f"{BUGS['tokens']} 돌려준 토큰 {found[0].tolist()}, 기준 {expected[0].tolist()}."
+
+
+def length_problem(evidence, case):
+    """ys holds max_len tokens, the start symbol included."""
+    found, max_len = read_tokens(evidence, case), probe.CASES[case].max_len
+    length = found.size(1)
+    if length == max_len:
+        return None
+    known = {max_len + 1: "too_long", max_len - 1: "too_short", 1: "not_extended"}
+    if length in known:
+        return BUGS[known[length]]
+    return BUGS["length"] + (f" (max_len={max_len}인데 {length}개입니다.)" if evidence.visible(case) else "")
+
+
+# ----------------------------------------------------------------------------- checks
+
+VISIBLE = ("digits", "copy_random", "causal", "padded")
+CHECKS = [
+    Check(name="copy_digits", points=10, title="학습한 복사 모델이 [1, 2, …, 10]을 그대로 복사", cases=("digits",),
+          judge=each_case(tokens_problem)),
+    Check(name="copy_random", points=10, title="학습한 복사 모델: 무작위 source의 greedy decoding", cases=("copy_random",),
+          judge=each_case(tokens_problem)),
+    Check(name="last_position", points=15, title="2층 모델: 매 step causal mask로 decode, 마지막 위치, generator, "
+          "가장 큰 log 확률", cases=("causal",), judge=each_case(tokens_problem)),
+    Check(name="source_mask", points=15, title="padding이 있는 source: encode와 decode에 src_mask", cases=("padded",),
+          judge=each_case(tokens_problem)),
+    Check(name="length", points=10, title="ys: 시작 기호 + 토큰 max_len - 1개 = (1, max_len)", cases=VISIBLE,
+          judge=each_case(length_problem)),
+]
+
+### BEGIN HIDDEN TESTS
+HIDDEN = ("hidden_copy", "hidden_causal", "hidden_padded", "hidden_short")
+CHECKS += [
+    Check(name="hidden_copy", points=10, title="학습한 복사 모델: 다른 source", cases=("hidden_copy",),
+          judge=each_case(tokens_problem), visible=False),
+    Check(name="hidden_random", points=20, title="다른 크기, 층 수, padding, 시작 기호의 무작위 모델",
+          cases=("hidden_causal", "hidden_padded"), judge=each_case(tokens_problem), visible=False),
+    Check(name="hidden_length", points=10, title="다른 max_len에서 ys의 길이", cases=HIDDEN,
+          judge=each_case(length_problem), visible=False),
+]
+### END HIDDEN TESTS
+
+CHAPTER = Chapter(id="13_decoding", probe=probe, checks=CHECKS, bugs=BUGS, picture=None, model_code=MODEL_CODE)
