@@ -13,29 +13,25 @@ torch.set_default_dtype(torch.float64)  # float64로 학습: 어느 CPU에서나
 torch.set_num_threads(1)
 torch.manual_seed(0)
 
-print("1) 복사 과제 학습: make_model(11, 11, N=1, d_model=32, d_ff=64, h=4), batch 30개씩 200 step")
+print("1) 복사 과제 학습: make_model(11, 11, N=1, d_model=32, d_ff=64, h=4), batch 30개씩 50 step × 4 에포크")
 V = 11
 model = make_model(V, V, N=1, d_model=32, d_ff=64, h=4)
 criterion = LabelSmoothing(size=V, padding_idx=0, smoothing=0.0)
 optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
 scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=lambda step: rate(step, 32, factor=1.0, warmup=60))
 model.train()
-with contextlib.redirect_stdout(io.StringIO()):  # Epoch Step 줄은 감춘다 (Tokens / Sec는 컴퓨터마다 다르다)
-    run_epoch(data_gen(V, 30, 200), model, SimpleLossCompute(model.generator, criterion), optimizer, scheduler)
-model.eval()
-with torch.no_grad():
-    loss, _ = run_epoch(data_gen(V, 30, 5), model, SimpleLossCompute(model.generator, criterion), optimizer,
-                        scheduler, mode="eval")
-print(f"   평가 손실: {float(loss):.3f}")
+for epoch in range(4):
+    with contextlib.redirect_stdout(io.StringIO()):  # Epoch Step 줄은 감춘다 (Tokens / Sec는 컴퓨터마다 다르다)
+        loss, _ = run_epoch(data_gen(V, 30, 50), model, SimpleLossCompute(model.generator, criterion), optimizer,
+                            scheduler)
+    print(f"   에포크 {epoch + 1}: 학습 손실 {float(loss):.3f}")
 print()
 
 print("2) train 모드로 디코딩하면 (흔한 실수): dropout이 가중치를 바꾼다")
 src = torch.tensor([[1, 7, 3, 9, 2, 5, 10, 4, 8, 6]])
 src_mask = torch.ones(1, 1, src.size(1), dtype=torch.bool)
-model.train()
-with torch.no_grad():
-    greedy_decode(model, src, src_mask, max_len=10, start_symbol=1)
-noisy = get_decoder_src(model, 0)
+greedy_decode(model, src, src_mask, max_len=10, start_symbol=1)  # 학습이 끝난 모델은 train 모드 그대로다
+noisy = get_decoder_src(model, 0).detach()
 print(f"   source-attention에서 0이 된 칸 {int((noisy == 0).sum())}개, 가장 큰 값 {float(noisy.max()):.3f}"
       " (1/(1-0.1)배로 커진 칸이 있다)")
 print()
