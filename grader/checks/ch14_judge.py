@@ -182,7 +182,8 @@ def getter_problem(evidence, case, getter):
     found = read(evidence, case)["getters"][getter]
     expected = decode(evidence.reference(case)["getters"][getter])
     if "error" in found:
-        return f"{getter}: {triage(evidence, case, found['error'])}"
+        problem = triage(evidence, case, found["error"])
+        return problem if found["error"]["type"] == "NotImplementedError" else f"{getter}: {problem}"
     student = tensor(found)
     if student is None:
         return f"{getter}: {BUGS['getter_not_attn']} (돌려준 값: {found.get('type', found.get('kind'))})"

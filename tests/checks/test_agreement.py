@@ -87,11 +87,20 @@ def _mixed_fixture(chapter):
     raise AssertionError(f"{chapter.id}: no fixture passes some visible checks and fails others")
 
 
-@pytest.fixture(scope="module")
-def subprocess_outcomes(tmp_path_factory):
-    """{(chapter, submission): {check: (score, message)}} from test_visible.py under pytest and from `grader grade`."""
-    processes, outcomes = [], {}
-    for chapter in CHAPTERS:
+RUNNING_AT_ONCE = 3  # processes of the fixture below alive together (each imports torch; 2 cores)
+
+
+def _selected_chapters(session):
+    """The chapters whose subprocess-agreement tests were collected (`pytest -m ch02` starts chapter 02's only)."""
+    ids = {item.callspec.params["chapter"].id for item in session.items
+           if "subprocess_outcomes" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec")}
+    return [chapter for chapter in CHAPTERS if chapter.id in ids]
+
+
+def _commands(chapters, tmp_path_factory):
+    """(kind, chapter, submission, folder, command) of every process: test_visible.py per submission, one grade."""
+    commands = []
+    for chapter in chapters:
         submissions = {"solution": chapter.solution, "stub": chapter.stub, "mixed": _mixed_fixture(chapter)}
         batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
         for name, path in submissions.items():
@@ -99,12 +108,30 @@ def subprocess_outcomes(tmp_path_factory):
             folder = copy_folder(chapter.exercise_dir, tmp_path_factory.mktemp(f"{chapter.marker}-{name}") / chapter.id)
             (folder / "transformer.py").write_bytes(path.read_bytes())
             command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml", "test_visible.py"]
-            processes.append(("pytest", chapter, name, folder, start(command, cwd=folder)))
+            commands.append(("pytest", chapter, name, folder, command))
         command = [PYTHON, "-m", "grader", "grade", chapter.number, *(str(batch / f"{n}.py") for n in submissions),
                    "--json", "--no-feedback", "--jobs", "1", "--out", str(batch / "graded")]
-        processes.append(("grade", chapter, None, batch, start(command, cwd=batch)))
-    for kind, chapter, name, folder, process in processes:
-        status, out, err = finish(process, timeout=600)
+        commands.append(("grade", chapter, None, batch, command))
+    return commands
+
+
+def _run_bounded(commands):
+    """Run the commands, RUNNING_AT_ONCE at a time; yield (kind, chapter, name, folder, (status, out, err))."""
+    pending, running = list(commands), []
+    while pending or running:
+        while pending and len(running) < RUNNING_AT_ONCE:
+            kind, chapter, name, folder, command = pending.pop(0)
+            running.append((kind, chapter, name, folder, start(command, cwd=folder)))
+        kind, chapter, name, folder, process = running.pop(0)
+        yield kind, chapter, name, folder, finish(process, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def subprocess_outcomes(request, tmp_path_factory):
+    """{(chapter, submission): {check: (score, message)}} from test_visible.py under pytest and from `grader grade`."""
+    outcomes = {}
+    commands = _commands(_selected_chapters(request.session), tmp_path_factory)
+    for kind, chapter, name, folder, (status, out, err) in _run_bounded(commands):
         if kind == "pytest":
             assert status in (0, 1), f"{chapter.id} {name}: pytest exited {status}\n{out}\n{err}"
             outcomes[("pytest", chapter.id, name)] = _junit(folder / "junit.xml", chapter)
