@@ -442,7 +442,7 @@ def get_decoder_src(model, layer):
 def attn_map(attn, head, row_tokens, col_tokens, max_dim, ax):
     """Draw head `head` of batch 0 on `ax`: rows are queries, columns keys, both cut to max_dim, ticks the tokens."""
     # TODO(14): attn[0, head]의 앞 max_dim개 행과 max_dim개 열(행 = query 위치, 열 = key 위치)을 전치하지 않고
-    #           ax.imshow로 그리세요(vmin=0, vmax=1). 칸마다 눈금을 두고 토큰을 붙입니다: x축(열)은
+    #           numpy 배열로 바꿔 ax.imshow로 그리세요(vmin=0, vmax=1). 칸마다 눈금을 두고 토큰을 붙입니다: x축(열)은
     #           ax.set_xticks(range(열 수))와 ax.set_xticklabels(col_tokens[:열 수]), y축(행)은 row_tokens로 같게.
     #           제목은 f"head {head}". ax를 돌려줍니다.
     raise NotImplementedError("아직 작성하지 않았습니다: 위의 TODO를 읽고 이 부분을 채워 주세요.")

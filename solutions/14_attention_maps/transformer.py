@@ -417,8 +417,8 @@ def fill_attention(model, src, src_mask, max_len, start_symbol):
     # TODO(14): model.eval()로 dropout을 끈 뒤, torch.no_grad() 안에서 greedy_decode(model, src, src_mask, max_len,
     #           start_symbol)를 한 번 부르고 그 결과(토큰 (1, max_len))를 돌려주세요.
     ### BEGIN SOLUTION
-    model.eval()
-    with torch.no_grad():
+    model.eval()  # dropout off: the maps are the model's own
+    with torch.no_grad():  # reading the weights needs no graph
         return greedy_decode(model, src, src_mask, max_len, start_symbol)
     ### END SOLUTION
 
@@ -450,16 +450,16 @@ def get_decoder_src(model, layer):
 def attn_map(attn, head, row_tokens, col_tokens, max_dim, ax):
     """Draw head `head` of batch 0 on `ax`: rows are queries, columns keys, both cut to max_dim, ticks the tokens."""
     # TODO(14): attn[0, head]의 앞 max_dim개 행과 max_dim개 열(행 = query 위치, 열 = key 위치)을 전치하지 않고
-    #           ax.imshow로 그리세요(vmin=0, vmax=1). 칸마다 눈금을 두고 토큰을 붙입니다: x축(열)은
+    #           numpy 배열로 바꿔 ax.imshow로 그리세요(vmin=0, vmax=1). 칸마다 눈금을 두고 토큰을 붙입니다: x축(열)은
     #           ax.set_xticks(range(열 수))와 ax.set_xticklabels(col_tokens[:열 수]), y축(행)은 row_tokens로 같게.
     #           제목은 f"head {head}". ax를 돌려줍니다.
     ### BEGIN SOLUTION
-    m = attn[0, head, :max_dim, :max_dim].detach()
+    m = attn[0, head, :max_dim, :max_dim].detach().cpu().numpy()
     ax.imshow(m, vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(m.size(1)))
-    ax.set_xticklabels(col_tokens[: m.size(1)])
-    ax.set_yticks(range(m.size(0)))
-    ax.set_yticklabels(row_tokens[: m.size(0)])
+    ax.set_xticks(range(m.shape[1]))
+    ax.set_xticklabels(col_tokens[: m.shape[1]])
+    ax.set_yticks(range(m.shape[0]))
+    ax.set_yticklabels(row_tokens[: m.shape[0]])
     ax.set_title(f"head {head}")
     return ax
     ### END SOLUTION
