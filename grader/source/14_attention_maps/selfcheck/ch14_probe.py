@@ -19,7 +19,8 @@ import torch
 from . import modules
 from .tensors import describe_exception, encode, portable_randn
 
-if matplotlib.rcParams._get_backend_or_none() is None:  # nobody chose one (the sandbox, a terminal): no windows
+_chosen = getattr(matplotlib.rcParams, "_get_backend_or_none", lambda: "unknown")  # an older matplotlib picks its own
+if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, no windows; a notebook keeps its own
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (pyplot and the font manager: once in the warm worker)
 from matplotlib.collections import QuadMesh  # noqa: E402
