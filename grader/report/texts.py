@@ -80,6 +80,15 @@ PICTURES = {
         "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
         "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
     },
+    "fill_attention src_attn": {
+        "title": "fill_attention 뒤 decoder 0번 층 source-attention의 head 0 가중치 그림",
+        "what": "fill_attention이 마지막 디코딩 단계에서 decoder.layers[0].src_attn.attn에 남긴 가중치 중 batch 0의 head 0",
+        "missing": "코드가 오류로 끝났거나 fill_attention 뒤 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
+        "rows": "target 위치 (query)",
+        "columns": "source 토큰 (key)",
+        "note": "칸의 숫자는 마지막 디코딩 단계에서 i번째 target 위치가 j번째 source 토큰을 참고하는 비율입니다. 행마다 "
+        "합이 1입니다. 0인 칸이 흩어져 있거나 1/(1 - p)배로 커진 값이 보이면 train 모드(dropout)로 디코딩한 것입니다.",
+    },
     "tgt_mask": {
         "title": "tgt_mask 그림",
         "what": "Batch가 만든 self.tgt_mask 중 첫 번째 문장(batch 0)",

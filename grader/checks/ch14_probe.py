@@ -1,0 +1,299 @@
+"""Chapter 14 probe: the student's attention getters, `fill_attention`, `attn_map` and `visualize_layer`, as plain data.
+
+Sandbox side. A "getters" case builds a small `make_model` with seeded weights (loaded strictly), runs one eval
+forward itself and records what `get_encoder`, `get_decoder_self` and `get_decoder_src` return for the case's
+layer, with the `attn` every attention module kept (by module name). A "fill" case hands the student's
+`fill_attention` a seeded model left in train mode (as training leaves it) and records the tokens it returned,
+whether the model was still training, and every module's `attn`. A "map" case calls `attn_map` on a probe-drawn
+attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visualize_layer` with a stand-in model
+and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
+axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor, and the tick label at the centre of
+each row and column. Hidden cases live between the hidden-test markers.
+"""
+from dataclasses import dataclass
+
+import matplotlib
+import torch
+
+from . import modules
+from .tensors import describe_exception, encode, portable_randn
+
+_chosen = getattr(matplotlib.rcParams, "_get_backend_or_none", lambda: "unknown")  # an older matplotlib picks its own
+if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, no windows; a notebook keeps its own
+    matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (pyplot and the font manager: once in the warm worker)
+from matplotlib.collections import QuadMesh  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+GETTERS = ("get_encoder", "get_decoder_self", "get_decoder_src")
+START = 1  # the copy task's start symbol
+COLORBAR = "<colorbar>"  # matplotlib's label of a colorbar's axes (not a heatmap of the figure)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the chapter's code."""
+
+    visible: bool
+    text: str  # the case in Korean, as diagnoses name it
+    kind: str  # "getters" | "fill" | "map" | "layer"
+    seed: int = 0
+    vocab: int = 11
+    N: int = 2
+    d_model: int = 16
+    d_ff: int = 32
+    h: int = 4
+    dropout: float = 0.3
+    layer: int = 1
+    src_length: int = 7
+    tgt_length: int = 5  # getters: the target's length; fill: max_len
+    batch: int = 2  # map, layer: the attention tensor's batch
+    rows: int = 6  # map, layer: query positions of the tensor
+    cols: int = 9  # map, layer: key positions of the tensor
+    head: int = 2  # map: the head to draw
+    max_dim: int = 7  # map: max_dim; layer: ntokens
+
+
+CASES = {
+    "getters": Case(visible=True, text="make_model(11, 11, N=2, d_model=16, d_ff=32, h=4)의 eval forward 뒤 "
+                    "get_encoder, get_decoder_self, get_decoder_src(model, 1), src (2, 7), tgt (2, 5)",
+                    kind="getters", seed=1401),
+    "fill": Case(visible=True, text="train 모드로 넘긴 make_model(11, 11, N=2, d_model=16, d_ff=32, h=4, dropout=0.3)에 "
+                 "fill_attention(model, src (1, 7), src_mask, max_len=5, start_symbol=1)", kind="fill", seed=1402),
+    "map": Case(visible=True, text="attn_map(attn (2, 4, 6, 9), head=2, row_tokens 6개, col_tokens 9개, max_dim=7, ax)",
+                kind="map", seed=1403),
+    "layer": Case(visible=True, text="visualize_layer(model, 1, getter_fn, ntokens=5, row_tokens 6개, col_tokens 8개): "
+                  "getter_fn(model, 1)이 attn (2, 3, 6, 8)을 돌려줌", kind="layer", seed=1404, h=3, cols=8,
+                  max_dim=5),
+    ### BEGIN HIDDEN TESTS
+    "hidden_getters": Case(visible=False, text="숨겨진 getter 입력 (다른 모델 크기와 층)", kind="getters", seed=881_401,
+                           vocab=9, N=3, d_model=24, d_ff=40, h=3, layer=2, src_length=6, tgt_length=8),
+    "hidden_fill": Case(visible=False, text="숨겨진 fill_attention 입력 (다른 모델 크기, src, max_len)", kind="fill",
+                        seed=881_402, vocab=13, N=3, d_model=24, d_ff=40, h=2, dropout=0.2, src_length=9,
+                        tgt_length=8),
+    "hidden_map": Case(visible=False, text="숨겨진 attn_map 입력 (다른 크기, head, max_dim)", kind="map", seed=881_403,
+                       batch=3, h=5, rows=8, cols=4, head=4, max_dim=6),
+    "hidden_layer": Case(visible=False, text="숨겨진 visualize_layer 입력 (다른 head 수, 층, ntokens)", kind="layer",
+                         seed=881_404, h=2, layer=2, rows=7, cols=9, max_dim=8),
+    ### END HIDDEN TESTS
+}
+
+
+def case_names(visible_only=False):
+    """Names of the cases, in a stable order; only the visible ones if asked."""
+    return [name for name, case in CASES.items() if case.visible or not visible_only]
+
+
+def tokens(batch, length, vocab, generator):
+    """(batch, length) token ids in 1..vocab-1, each row starting with the start symbol."""
+    ids = torch.randint(1, vocab, (batch, length), generator=generator)
+    ids[:, 0] = START
+    return ids
+
+
+def row_tokens(case):
+    """The query tokens a drawing case passes (strings, one per row of the tensor)."""
+    return [f"q{i}" for i in range(case.rows)]
+
+
+def col_tokens(case):
+    """The key tokens a drawing case passes (strings, one per column of the tensor)."""
+    return [f"k{j}" for j in range(case.cols)]
+
+
+def make_inputs(name):
+    """The case's inputs, the same way every time: getters (src, tgt, src_mask, tgt_mask); fill (src, src_mask);
+    map and layer (attn,): softmax (float64, then float32) of seeded normals, (batch, h, rows, cols)."""
+    case = CASES[name]
+    generator = torch.Generator().manual_seed(case.seed)
+    if case.kind in ("map", "layer"):
+        scores = portable_randn((case.batch, case.h, case.rows, case.cols), generator, torch.float64) * 2
+        return (scores.softmax(dim=-1).to(torch.float32),)
+    if case.kind == "fill":
+        src = tokens(1, case.src_length, case.vocab, generator)
+        return src, torch.ones(1, 1, case.src_length, dtype=torch.bool)
+    src = tokens(2, case.src_length, case.vocab, generator)
+    tgt = tokens(2, case.tgt_length, case.vocab, generator)
+    src_mask = torch.ones(2, 1, case.src_length, dtype=torch.bool)
+    tgt_mask = torch.ones(1, case.tgt_length, case.tgt_length, dtype=torch.bool).tril().expand(2, -1, -1)
+    return src, tgt, src_mask, tgt_mask
+
+
+def run_case(namespace, name):
+    """Run case `name` against the student's code and describe what happened as plain data."""
+    case = CASES[name]
+    try:
+        if case.kind == "getters":
+            return record_getters(namespace, case, make_inputs(name))
+        if case.kind == "fill":
+            return record_fill(namespace, case, make_inputs(name))
+        if case.kind == "map":
+            return record_map(namespace, case, make_inputs(name)[0])
+        return record_layer(namespace, case, make_inputs(name)[0])
+    except BaseException as error:  # a student's SystemExit is a failed call too
+        return {"error": describe_exception(error)}
+
+
+# ----------------------------------------------------------------------------- getters and fill_attention
+
+
+def seeded_model(namespace, case):
+    """(model, None) of the student's make_model at the case's sizes with seeded weights loaded strictly, or
+    (None, trace) when building or loading failed."""
+    model, failed = modules.build(namespace, "make_model", (case.vocab, case.vocab),
+                                  {"N": case.N, "d_model": case.d_model, "d_ff": case.d_ff, "h": case.h,
+                                   "dropout": case.dropout}, case.seed)
+    if failed:
+        return None, failed
+    loaded = modules.load_seeded(model, case.seed)
+    if "error" in loaded or loaded["missing"] or loaded["unexpected"]:
+        return None, {"error": {"type": "LoadError", "message": str(loaded)[:300]}}
+    return model, None
+
+
+def kept_maps(model):
+    """{module name: the `attn` tensor it kept} of every module holding one (e.g. "decoder.layers.0.src_attn")."""
+    return {name: encode(module.attn) for name, module in model.named_modules()
+            if isinstance(getattr(module, "attn", None), torch.Tensor)}
+
+
+def call_getter(namespace, getter, model, layer):
+    """What the student's getter returned for (model, layer), as plain data, or its exception."""
+    function = getattr(namespace, getter, None)
+    if not callable(function):
+        return {"error": {"type": "MissingFunction", "message": getter}}
+    try:
+        return encode(function(model, layer))
+    except BaseException as error:
+        return {"error": describe_exception(error)}
+
+
+def record_getters(namespace, case, inputs):
+    """One eval forward of a seeded model (the probe's call), then each getter on the case's layer."""
+    model, failed = seeded_model(namespace, case)
+    if failed:
+        return failed
+    model.train(False)  # eval mode
+    model.forward(*inputs)
+    return {"getters": {getter: call_getter(namespace, getter, model, case.layer) for getter in GETTERS},
+            "maps": kept_maps(model)}
+
+
+def record_fill(namespace, case, inputs):
+    """The student's fill_attention on a seeded model left in train mode (dropout seeded right before the call)."""
+    model, failed = seeded_model(namespace, case)
+    if failed:
+        return failed
+    src, src_mask = inputs
+    model.train()
+    torch.manual_seed(case.seed)
+    result = namespace.fill_attention(model, src, src_mask, case.tgt_length, START)
+    return {"result": encode(result), "training": bool(model.training),
+            "training_modules": sum(1 for module in model.modules() if module.training), "maps": kept_maps(model)}
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def heatmaps(ax):
+    """The heatmaps drawn on an axes: its images (imshow, matshow), then its pcolormesh meshes."""
+    return [*ax.images, *(item for item in ax.collections if isinstance(item, QuadMesh))]
+
+
+def grid(heatmap, rows, cols):
+    """(x of column 0's centre, x step, y of row 0's centre, y step) of a heatmap in data coordinates."""
+    if isinstance(heatmap, QuadMesh):
+        corners = heatmap.get_coordinates()
+        x0, y0 = float(corners[0, 0, 0]), float(corners[0, 0, 1])
+        dx, dy = (float(corners[0, -1, 0]) - x0) / cols, (float(corners[-1, 0, 1]) - y0) / rows
+    else:
+        left, right, bottom, top = (float(v) for v in heatmap.get_extent())
+        first, last = (bottom, top) if heatmap.origin == "lower" else (top, bottom)
+        x0, dx, y0, dy = left, (right - left) / cols, first, (last - first) / rows
+    return x0 + dx / 2, dx, y0 + dy / 2, dy
+
+
+def labels_at(axis, centres, step):
+    """The major tick label at each centre (None where no tick sits within a quarter cell), as matplotlib draws it."""
+    locations = [float(x) for x in axis.get_majorticklocs()]
+    texts = axis.get_major_formatter().format_ticks(locations)
+    found = []
+    for centre in centres:
+        near = [text for x, text in zip(locations, texts) if abs(x - centre) <= abs(step) / 4]
+        found.append(str(near[0]).strip() if near else None)
+    return found
+
+
+def drawn(ax, n_rows, n_cols):
+    """One axes as plain data: how many heatmaps, the first one's data (a tensor), the tick labels at the centres of
+    rows 0..n_rows-1 (y) and columns 0..n_cols-1 (x) of its grid (beyond the heatmap too)."""
+    import numpy
+
+    found = heatmaps(ax)
+    if not found:
+        return {"heatmaps": 0}
+    first = found[0]
+    data = numpy.ma.getdata(first.get_array())
+    if isinstance(first, QuadMesh) and data.ndim == 1:
+        corners = first.get_coordinates()
+        data = data.reshape(corners.shape[0] - 1, corners.shape[1] - 1)
+    if data.ndim != 2:
+        return {"heatmaps": len(found), "data": {"kind": "other", "type": f"{data.ndim}차원 배열"}}
+    x0, dx, y0, dy = grid(first, *data.shape)
+    return {
+        "heatmaps": len(found),
+        "data": encode(torch.from_numpy(numpy.array(data))),
+        "x_labels": labels_at(ax.xaxis, [x0 + j * dx for j in range(n_cols)], dx),
+        "y_labels": labels_at(ax.yaxis, [y0 + i * dy for i in range(n_rows)], dy),
+    }
+
+
+def figures_made(before):
+    """Close the pyplot figures opened since `before` (their numbers); how many there were."""
+    new = [number for number in plt.get_fignums() if number not in before]
+    for number in new:
+        plt.close(number)
+    return len(new)
+
+
+def record_map(namespace, case, attn):
+    """The student's attn_map on one axes of a fresh Figure: what that axes shows afterwards."""
+    figure = Figure()
+    ax = figure.add_subplot()
+    before = set(plt.get_fignums())
+    try:
+        namespace.attn_map(attn, case.head, row_tokens(case), col_tokens(case), case.max_dim, ax)
+    finally:
+        opened = figures_made(before)
+    return {"axes": drawn(ax, case.rows, case.cols), "figures_opened": opened}
+
+
+class StandIn:
+    """The model handed to visualize_layer: only the probe's getter knows what to do with it."""
+
+    def __repr__(self):
+        return "model"
+
+
+def record_layer(namespace, case, attn):
+    """The student's visualize_layer with a getter handing out `attn`: the calls it got and the returned figure."""
+    model, calls = StandIn(), []
+
+    def getter_fn(given, layer):
+        calls.append({"model": given is model, "layer": encode(layer)})
+        return attn
+
+    before = set(plt.get_fignums())
+    try:
+        figure = namespace.visualize_layer(model, case.layer, getter_fn, case.max_dim, row_tokens(case),
+                                           col_tokens(case))
+    except BaseException as error:
+        figures_made(before)
+        return {"error": describe_exception(error), "calls": calls}
+    trace = {"calls": calls, "returned": type(figure).__name__, "figure": isinstance(figure, Figure)}
+    if isinstance(figure, Figure):
+        axes = [ax for ax in figure.axes if ax.get_label() != COLORBAR]
+        trace["axes"] = [drawn(ax, case.rows, case.cols) for ax in axes if heatmaps(ax)]
+        trace["empty_axes"] = sum(1 for ax in axes if not heatmaps(ax))
+    figures_made(before)
+    return trace
