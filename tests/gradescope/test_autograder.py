@@ -137,6 +137,9 @@ def test_zip_has_the_scripts_at_its_root_and_only_this_chapter(autograder_zip):
     assert not [name for name in infos if "ch02" in name or "02_masking" in name or name.startswith("solutions")]
     setup = (ROOT / "grader/gradescope/setup.sh").read_text(encoding="utf-8")
     assert "torch==$TORCH" in setup and "TORCH=2.13.0" in setup and "download.pytorch.org/whl/cpu" in setup
+    assert "matplotlib==$MATPLOTLIB" in setup  # chapter 14's probe reads the students' figures
+    pinned = re.search(r'"matplotlib==([\d.]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))[1]
+    assert f"MATPLOTLIB={pinned}" in setup
     assert "nbgrader" not in setup and "jupyter" not in setup
 
 
