@@ -11,8 +11,8 @@ d_model, h, d_ff, dropout, N = 32, 4, 64, 0.1, 2
 def make_layer():
     "EncoderLayer 하나: self-attention, 피드포워드, 같은 dropout 비율."
     attn = MultiHeadedAttention(h, d_model, dropout)
-    ff = PositionwiseFeedForward(d_model, d_ff, dropout)
-    return EncoderLayer(d_model, attn, ff, dropout)
+    feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
+    return EncoderLayer(d_model, attn, feed_forward, dropout)
 
 
 def count(module):

@@ -19,7 +19,7 @@ print("2) SimpleLossCompute — (합계 손실, 토큰당 손실)")
 V = 11
 criterion = LabelSmoothing(size=V, padding_idx=0, smoothing=0.0)
 model = make_model(V, V, N=1, d_model=32, d_ff=64, h=4, dropout=0.0)
-out = model.forward(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask)
+out = model(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask)
 total, per_token = SimpleLossCompute(model.generator, criterion)(out, batch.tgt_y, batch.ntokens)
 print(f"   합계 {total.item():.4f} / 토큰 {int(batch.ntokens)}개 = 토큰당 {per_token.item():.4f}")
 print("   합계는 그래프 없음:", not total.requires_grad, "  토큰당 손실은 backward 가능:", per_token.requires_grad)

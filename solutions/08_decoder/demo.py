@@ -7,10 +7,9 @@ from transformer import (Decoder, DecoderLayer, MultiHeadedAttention, Positionwi
 torch.manual_seed(0)
 
 d_model, h, d_ff, N = 16, 2, 32, 2
-c = copy.deepcopy
 attn = MultiHeadedAttention(h, d_model, dropout=0.1)
 ff = PositionwiseFeedForward(d_model, d_ff, dropout=0.1)
-decoder = Decoder(DecoderLayer(d_model, c(attn), c(attn), c(ff), 0.1), N)
+decoder = Decoder(DecoderLayer(d_model, copy.deepcopy(attn), copy.deepcopy(attn), copy.deepcopy(ff), 0.1), N)
 decoder.eval()
 
 print("1) 모양 — target x와 encoder의 memory는 길이가 달라도 된다")

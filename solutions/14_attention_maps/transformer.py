@@ -414,8 +414,8 @@ def greedy_decode(model, src, src_mask, max_len, start_symbol):
 
 def fill_attention(model, src, src_mask, max_len, start_symbol):
     """Greedy-decode one source in eval mode, so every attention layer keeps the maps of the last decoding step."""
-    # TODO(14): model.eval()로 dropout을 끈 뒤, torch.no_grad() 안에서 greedy_decode(model, src, src_mask, max_len,
-    #           start_symbol)를 한 번 부르고 그 결과(토큰 (1, max_len))를 돌려주세요.
+    # TODO(14): 모델을 eval 모드로 바꿔 dropout을 끄고, 기울기를 기록하지 않는 채로 13장의 greedy_decode를 이
+    #           인자들로 한 번 부른 뒤 그 토큰 (1, max_len)을 돌려주세요.
     ### BEGIN SOLUTION
     model.eval()  # dropout off: the maps are the model's own
     with torch.no_grad():  # reading the weights needs no graph
@@ -449,10 +449,10 @@ def get_decoder_src(model, layer):
 
 def attn_map(attn, head, row_tokens, col_tokens, max_dim, ax):
     """Draw head `head` of batch 0 on `ax`: rows are queries, columns keys, both cut to max_dim, ticks the tokens."""
-    # TODO(14): attn[0, head]의 앞 max_dim개 행과 max_dim개 열(행 = query 위치, 열 = key 위치)을 전치하지 않고
-    #           numpy 배열로 바꿔 ax.imshow로 그리세요(vmin=0, vmax=1). 칸마다 눈금을 두고 토큰을 붙입니다: x축(열)은
-    #           ax.set_xticks(range(열 수))와 ax.set_xticklabels(col_tokens[:열 수]), y축(행)은 row_tokens로 같게.
-    #           제목은 f"head {head}". ax를 돌려줍니다.
+    # TODO(14): batch 0, head `head`의 가중치에서 앞의 max_dim개 행(query 위치)과 max_dim개 열(key 위치)을
+    #           전치하지 않고 numpy 배열로 바꿔 ax에 heatmap으로 그리세요(색의 범위는 0부터 1). 칸마다 눈금을 두고
+    #           x축에는 col_tokens, y축에는 row_tokens의 앞부분을 붙입니다. 제목은 "head 0"처럼 head 번호.
+    #           ax를 돌려줍니다.
     ### BEGIN SOLUTION
     m = attn[0, head, :max_dim, :max_dim].detach().cpu().numpy()
     ax.imshow(m, vmin=0.0, vmax=1.0)
@@ -467,10 +467,9 @@ def attn_map(attn, head, row_tokens, col_tokens, max_dim, ax):
 
 def visualize_layer(model, layer, getter_fn, ntokens, row_tokens, col_tokens):
     """Draw every head of one layer's attention side by side, head 0 first, and return the figure (never shown)."""
-    # TODO(14): attn = getter_fn(model, layer)로 가중치를 읽고, head 수 h = attn.shape[1]만큼 axes를 가로로 한 줄
-    #           만드세요(Figure(figsize=(3 * h, 3.2))와 fig.subplots(1, h, squeeze=False)). head마다 attn_map(attn,
-    #           head, row_tokens, col_tokens, ntokens, 그 head의 ax)를 부르고(head 0이 왼쪽 첫 axes),
-    #           fig.suptitle(f"{layer}번 층")을 단 뒤 fig를 돌려줍니다. plt.show()는 부르지 않습니다.
+    # TODO(14): getter_fn으로 이 층의 가중치를 읽고, head 수만큼의 axes를 가로 한 줄로 둔 matplotlib Figure를
+    #           만드세요. head마다 attn_map으로 그립니다(max_dim은 ntokens, head 0이 왼쪽 첫 axes). 그림 전체의
+    #           제목에 층 번호를 달고 Figure를 돌려줍니다. plt.show()는 부르지 않습니다.
     ### BEGIN SOLUTION
     attn = getter_fn(model, layer)
     n_heads = attn.shape[1]

@@ -1,5 +1,6 @@
 """Nothing students receive contains a solution line of their chapter, or any hidden-test line."""
 import json
+import re
 
 import pytest
 
@@ -8,6 +9,7 @@ from grader.build import codechange, regions
 
 pytestmark = pytest.mark.build
 
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
 TRIVIAL = {"", "pass", "return", "else:", "try:", "finally:", ")", "]", "}", '"""'}
 
 
@@ -47,12 +49,17 @@ def _student_files(chapter_id):
 
 def _lines_of(path):
     """Every line of a file (a notebook's cells, markdown included), stripped, and again without a diff's
-    `+`/`-` prefix, so `+    scores = …` in a code-change section counts as `scores = …`."""
+    `+`/`-` prefix, so `+    scores = …` in a code-change section counts as `scores = …`; plus every inline code
+    span of Markdown that is an assignment, so a sentence quoting `memory = model.encode(src, src_mask)` counts as
+    that line."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".ipynb":
         text = "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
     lines = text.splitlines()
-    return {line.strip() for line in lines} | {line[1:].strip() for line in lines if line[:1] in "+-"}
+    spans = set()
+    if path.suffix in (".md", ".ipynb"):  # a quoted statement (an assignment), not a name like `optimizer.step()`
+        spans = {span.strip() for span in INLINE_CODE.findall(text) if " = " in span}
+    return {line.strip() for line in lines} | {line[1:].strip() for line in lines if line[:1] in "+-"} | spans
 
 
 def _solution_lines(index):

@@ -22,6 +22,7 @@ from .tensors import describe_exception, encode
 
 V = 11  # vocabulary of the copy task; 0 is the padding
 PAD = 0
+START = 1  # the copy task's start symbol, the first column of every batch
 LENGTH = 10  # data_gen's sequence length (the task fixes it)
 
 
@@ -76,7 +77,7 @@ def make_inputs(name):
     pairs = []
     for _ in range(case.nbatches):
         data = torch.randint(1, case.vocab, (case.batch_size, LENGTH), generator=generator)
-        data[:, 0] = 1
+        data[:, 0] = START
         pairs.append((data, data.clone()))
     return pairs
 
