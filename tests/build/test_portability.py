@@ -23,7 +23,6 @@ OTHER_KERNELS = {"ATEN_CPU_CAPABILITY": "default"}
 # A correct answer and mistakes that lose some or all points, per chapter (tests/fixtures/chNN/<name>.py).
 GRADED = {
     "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
-    "03": ["no_unsqueeze", "dropout_not_passed", "key_as_value", "ok_reshape"],
     "12": ["no_zero_grad", "accum_ignored", "loss_not_divided", "ok_rewritten"],  # a few Adam steps
 }
 

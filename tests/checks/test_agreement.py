@@ -127,9 +127,8 @@ def _commands(chapters, tmp_path_factory):
             (folder / "transformer.py").write_bytes(submissions[name].read_bytes())
             command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=junit.xml", "test_visible.py"]
             commands.append(("pytest", chapter, name, folder, command))
-        for name in ("solution", "stub"):  # the instructor's `grader check NN [FILE]` (no FILE: the stub)
-            path = [str(submissions[name])] if name == "solution" else []
-            commands.append(("check", chapter, name, ROOT, [PYTHON, "-m", "grader", "check", chapter.number, *path]))
+        command = [PYTHON, "-m", "grader", "check", chapter.number, str(submissions["solution"])]  # the instructor's
+        commands.append(("check", chapter, "solution", ROOT, command))
         batch = tmp_path_factory.mktemp(f"{chapter.marker}-grade")
         inputs = _grading_inputs(chapter, submissions, batch)
         command = [PYTHON, "-m", "grader", "grade", chapter.number, *map(str, inputs), "--json", "--jobs", "1",
@@ -199,16 +198,13 @@ def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, na
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", each_chapter())
-def test_grader_check_passes_the_solution_and_explains_the_stub(chapter, subprocess_outcomes):
-    """`python -m grader check NN FILE` passes every visible check of the solution (exit 0, the visible total);
-    `python -m grader check NN` on the stub exits non-zero with the stub's Korean diagnosis and no traceback."""
+def test_grader_check_passes_the_solution(chapter, subprocess_outcomes):
+    """`python -m grader check NN FILE` passes every visible check of the solution: exit 0, the visible total, no
+    traceback (the stub's Korean verdict is the grade run's, above; `check` without FILE: test_checks_ch01_cli)."""
     points = sum(check.points for check in chapter.contract.checks if check.visible)
     status, out, err = subprocess_outcomes[("check", chapter.id, "solution")]
     assert status == 0, out + err
     assert re.search(rf"합계\s+{points}/{points}", out), out
-    status, out, err = subprocess_outcomes[("check", chapter.id, "stub")]
-    assert status != 0
-    assert chapter.contract.bugs["stub"] in out
     assert "Traceback" not in out + err
 
 
