@@ -13,7 +13,7 @@ import torch
 
 from . import ch12_probe as probe
 from . import messages
-from .calls import explain_error
+from .calls import trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
 from .framework import Check, Finding, each_case
@@ -79,17 +79,9 @@ COUNTERS = ("step", "accum_step", "samples", "tokens")
 # ----------------------------------------------------------------------------- reading a case
 
 
-def triage(evidence, case, error):
-    """A Korean diagnosis of an exception the student's code raised on `case`."""
-    return explain_error(evidence, case, error, BUGS)
-
-
 def read(evidence, case):
     """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
-    trace = evidence.trace(case)
-    if "error" in trace:
-        raise Finding(triage(evidence, case, trace["error"]))
-    return trace
+    return trace_or_finding(evidence, case, BUGS)
 
 
 def number(described):

@@ -5,9 +5,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import PYTHON, ROOT
+from tests.conftest import PYTHON, ROOT, run
 
-__all__ = ["PYTHON", "ROOT", "student_env", "copy_folder", "release_notebook", "filled_notebook", "start", "finish"]
+__all__ = ["PYTHON", "ROOT", "student_env", "copy_folder", "release_notebook", "filled_notebook", "start", "finish",
+           "solution_demo_output"]
 
 
 def student_env():
@@ -49,3 +50,10 @@ def finish(process, timeout=120):
     """(returncode, stdout, stderr) of a process from `start`."""
     out, err = process.communicate(timeout=timeout)
     return process.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def solution_demo_output(chapter_id, **env):
+    """The stdout of solutions/<chapter>/demo.py (it must run cleanly), with `env` added to the environment."""
+    done = run([PYTHON, "demo.py"], cwd=ROOT / "solutions" / chapter_id, env={**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    return done.stdout

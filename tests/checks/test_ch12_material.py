@@ -1,13 +1,12 @@
 """Chapter 12 material: the demo's copy-task losses fall epoch by epoch as the text quotes, the same under torch's
 plain kernels; the stub ships chapters 07-11 solved and blanks this chapter's code."""
-import os
 import re
 
 import pytest
 
 from grader import paths
 from tests.checks.test_module_chapter_material import results_section
-from tests.conftest import PYTHON, run
+from tests.checks.support import solution_demo_output
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch12]
 
@@ -15,16 +14,9 @@ CHAPTER = "12_training"
 LOSSES = re.compile(r"에포크 (\d+): 평가 손실 (\d+\.\d\d)\n")
 
 
-def demo_output(**env):
-    """The solution's demo output (it must run cleanly), with `env` added to the environment."""
-    done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / CHAPTER, env={**os.environ, **env})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def output():
-    return demo_output()
+    return solution_demo_output(CHAPTER)
 
 
 def test_losses_fall_epoch_by_epoch(output):
@@ -46,7 +38,7 @@ def test_text_quotes_the_demo(output):
 
 def test_losses_are_the_same_with_torchs_plain_kernels(output):
     """Under ATEN_CPU_CAPABILITY=default (another CPU's kernels) the demo prints the same rounded losses."""
-    assert LOSSES.findall(demo_output(ATEN_CPU_CAPABILITY="default")) == LOSSES.findall(output)
+    assert LOSSES.findall(solution_demo_output(CHAPTER, ATEN_CPU_CAPABILITY="default")) == LOSSES.findall(output)
 
 
 def test_stub_ships_earlier_chapters_solved():

@@ -1,7 +1,6 @@
 """Chapter 13 material: the demo copies [1 … 10] and prints the accuracy the text quotes, the same under torch's plain
 kernels; no reference decoding rests on a near tie; the trained copy model reaches every place that decodes with it;
 the stub ships chapter 12 solved."""
-import os
 import re
 
 import pytest
@@ -10,7 +9,7 @@ from grader import paths
 from grader.checks import references, trained
 from grader.sandbox import staging
 from tests.checks.test_module_chapter_material import results_section
-from tests.conftest import PYTHON, run
+from tests.checks.support import solution_demo_output
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch13]
 
@@ -19,16 +18,9 @@ DECODED = re.compile(r"max_len=(?: \d|\d\d): ys \(1, \d+\)  \[[\d, ]+\]\n|맞힌
 SMALLEST_GAP = 0.02  # log-probability between the best and the second-best token at every reference step
 
 
-def demo_output(**env):
-    """The solution's demo output (it must run cleanly), with `env` added to the environment."""
-    done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / CHAPTER, env={**os.environ, **env})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def output():
-    return demo_output()
+    return solution_demo_output(CHAPTER)
 
 
 def test_text_quotes_the_demo(output):
@@ -44,7 +36,7 @@ def test_text_quotes_the_demo(output):
 
 def test_demo_is_the_same_with_torchs_plain_kernels(output):
     """Under ATEN_CPU_CAPABILITY=default (another CPU's kernels) the demo decodes and scores the same."""
-    assert DECODED.findall(demo_output(ATEN_CPU_CAPABILITY="default")) == DECODED.findall(output)
+    assert DECODED.findall(solution_demo_output(CHAPTER, ATEN_CPU_CAPABILITY="default")) == DECODED.findall(output)
 
 
 def test_no_reference_step_is_a_near_tie():

@@ -1,6 +1,5 @@
 """Chapter 14 material: the demo's numbers are the ones the text quotes (also under torch's plain kernels), its
 pictures land in the git-ignored attention_pictures/ folder, and the stub ships chapters 12-13 solved."""
-import os
 import re
 import subprocess
 
@@ -8,7 +7,7 @@ import pytest
 
 from grader import paths
 from tests.checks.test_module_chapter_material import results_section
-from tests.conftest import PYTHON, run
+from tests.checks.support import solution_demo_output
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch14]
 
@@ -17,16 +16,9 @@ PICTURES = ("encoder_self.png", "decoder_self.png", "decoder_src.png")
 HEADS = re.compile(r"head (\d): i\+1열 평균 (\d\.\d\d), i열 평균 (\d\.\d\d)")
 
 
-def demo_output(**env):
-    """The solution's demo output (it must run cleanly), with `env` added to the environment."""
-    done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / CHAPTER, env={**os.environ, **env})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def output():
-    return demo_output()
+    return solution_demo_output(CHAPTER)
 
 
 def test_source_attention_follows_the_shifted_diagonal(output):
@@ -50,7 +42,7 @@ def test_text_quotes_the_demo(output):
 
 def test_demo_is_the_same_with_torchs_plain_kernels(output):
     """Under ATEN_CPU_CAPABILITY=default (another CPU's kernels) the demo prints exactly the same."""
-    assert demo_output(ATEN_CPU_CAPABILITY="default") == output
+    assert solution_demo_output(CHAPTER, ATEN_CPU_CAPABILITY="default") == output
 
 
 def test_pictures_are_written_and_ignored_by_git(output):

@@ -28,6 +28,14 @@ class Pair:
     descriptions: tuple
 
 
+def trace_or_finding(evidence, case, bugs):
+    """The student's trace of `case`; if their code raised there, Finding with the Korean diagnosis of the error."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(explain_error(evidence, case, trace["error"], bugs))
+    return trace
+
+
 def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=None):
     """A Korean diagnosis of the exception `error` the student's code raised on `case`.
 

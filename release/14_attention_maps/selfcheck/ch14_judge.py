@@ -15,7 +15,7 @@ import torch
 from . import ch14_probe as probe
 from . import messages
 from .bugmodels import BugModels, ModelCode
-from .calls import explain_error
+from .calls import explain_error, trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
 from .framework import Check, Finding, each_case, per_case
@@ -96,10 +96,7 @@ def triage(evidence, case, error):
 
 def read(evidence, case):
     """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
-    trace = evidence.trace(case)
-    if "error" in trace:
-        raise Finding(triage(evidence, case, trace["error"]))
-    return trace
+    return trace_or_finding(evidence, case, BUGS)
 
 
 def tensor(described):
