@@ -1,0 +1,255 @@
+"""The production limits themselves: every default of `Limits` stops a hostile submission that goes past it.
+
+The other sandbox tests use small test limits; here the pool runs with `Limits()`, as `python -m grader grade`
+does for a chapter without its own budget (`for_budget(Budget()) == Limits()`). Each submission goes twice as
+far as a default allows and prints how far it got, so a default ten times higher turns its test red. The wall
+and CPU defaults cost their 20 seconds each and are `slow`; the rest share one fast batch.
+"""
+from types import SimpleNamespace
+
+import pytest
+
+from grader.sandbox import Limits, SandboxPool
+
+from . import submissions as s
+from .conftest import PROBE, passed, run_batch
+
+pytestmark = pytest.mark.sandbox
+
+DEFAULT = Limits()
+
+
+FAN_OUT = f"""
+import os, time
+children = []
+for _ in range({2 * DEFAULT.max_processes}):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+print("FORKED", len(children))
+"""
+
+MEMORY = f"""
+import mmap
+largest, size = 0, 128 * 2**20
+while size <= {2 * DEFAULT.memory_bytes}:
+    try:
+        block = mmap.mmap(-1, size)  # address space only: no page is touched
+    except OSError:
+        break
+    block.close()
+    largest, size = size, size + 128 * 2**20
+print("ALLOCATED", largest)
+"""
+
+OPEN_FILES = f"""
+handles = []
+try:
+    for _ in range({2 * DEFAULT.open_files}):
+        handles.append(open("/dev/null"))
+except OSError:
+    pass
+print("OPENED", len(handles))
+for handle in handles:
+    handle.close()
+"""
+
+BIG_FILE = f"""
+import os, tempfile
+written, chunk = 0, b"x" * 2**20
+with open(os.path.join(tempfile.gettempdir(), "big"), "wb", buffering=0) as out:
+    try:
+        while written < {2 * DEFAULT.file_size_bytes}:
+            written += out.write(chunk)
+    except OSError:
+        pass
+os.remove(out.name)
+print("WROTE", written)
+"""
+
+FILL_SCRATCH = f"""
+import os, tempfile
+written, number, chunk = 0, 0, b"x" * 2**20
+try:
+    while written < {2 * DEFAULT.tmp_bytes}:
+        with open(os.path.join(tempfile.gettempdir(), f"part-{{number}}"), "wb", buffering=0) as out:
+            for _ in range(4):
+                written += out.write(chunk)
+        number += 1
+except OSError:
+    pass
+for name in os.listdir(tempfile.gettempdir()):
+    if name.startswith("part-"):
+        os.remove(os.path.join(tempfile.gettempdir(), name))
+print("FILLED", written)
+"""
+
+CHATTER = f"""
+import sys
+for _ in range({4 * DEFAULT.output_bytes // 100}):
+    print("y" * 99)
+print("END OF CHATTER")
+"""  # four times the kept output, far below the file-size limit: the run is fine, only a tail is kept
+
+FLOOD = f"""
+import sys
+line = "z" * 1023
+for _ in range({2 * DEFAULT.file_size_bytes // 1024}):
+    print(line)
+"""
+
+THREADS = """
+import os, torch
+print("THREADS", torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS"))
+"""
+
+
+def _big_result(factor):
+    """A submission whose attention returns about `factor` times the default result size as JSON."""
+    floats = int(factor * DEFAULT.result_bytes / 20) // 16  # ~20 bytes of JSON per float, in 16 tensors
+    return s.attention_body(f"return tuple(torch.rand({floats}) for _ in range(16)), None\n")
+
+
+def _number(result, word):
+    words = result.stdout.split()
+    assert word in words, (result.status, result.stdout[-500:], result.stderr[-500:])
+    return int(words[words.index(word) + 1])
+
+
+@pytest.fixture(scope="module")
+def default_pool(need_bwrap):
+    with SandboxPool(PROBE, jobs=2, limits=DEFAULT, use_bwrap=True) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def hostile(default_pool, solution_source, case_names):
+    """One batch, under the default limits, of submissions that each go twice past one default (code run at import,
+    then the correct solution, so a run that is not stopped passes and prints how far it got)."""
+    sources = {name: s.prelude(code, solution_source) for name, code in [
+        ("fan_out", FAN_OUT), ("memory", MEMORY), ("open_files", OPEN_FILES), ("big_file", BIG_FILE),
+        ("fill_scratch", FILL_SCRATCH), ("chatter", CHATTER), ("flood", FLOOD), ("threads", THREADS)]}
+    items = [(name, source, case_names) for name, source in sources.items()]
+    items += [("big_result", _big_result(1.5), ["seed"]), ("fair_result", _big_result(0.5), ["seed"])]
+    return SimpleNamespace(results=run_batch(default_pool, items))
+
+
+def test_fan_out_stops_at_the_default_process_cap(hostile):
+    """Forking twice the default cap: the kernel refuses before it (the worker's own tasks count too)."""
+    result = hostile.results["fan_out"]
+    assert passed(result), result
+    assert DEFAULT.max_processes // 2 <= _number(result, "FORKED") < DEFAULT.max_processes
+
+
+def test_memory_stops_below_the_default_address_space(hostile):
+    """Growing allocations up to twice the default: the largest that works is below it (torch already maps some)."""
+    result = hostile.results["memory"]
+    assert passed(result), result
+    assert DEFAULT.memory_bytes // 4 <= _number(result, "ALLOCATED") < DEFAULT.memory_bytes
+
+
+def test_open_files_stop_at_the_default(hostile):
+    result = hostile.results["open_files"]
+    assert passed(result), result
+    assert DEFAULT.open_files // 2 <= _number(result, "OPENED") < DEFAULT.open_files
+
+
+def test_a_file_stops_growing_at_the_default_file_size(hostile):
+    result = hostile.results["big_file"]
+    assert passed(result), result
+    assert _number(result, "WROTE") == DEFAULT.file_size_bytes
+
+
+def test_scratch_space_ends_at_the_default_size(hostile):
+    """Files of 4 MiB (each below the file-size limit) until the private tmpfs is full."""
+    result = hostile.results["fill_scratch"]
+    assert passed(result), result
+    assert DEFAULT.tmp_bytes // 2 <= _number(result, "FILLED") <= DEFAULT.tmp_bytes
+
+
+def test_only_the_default_tail_of_the_output_is_kept(hostile):
+    result = hostile.results["chatter"]
+    assert passed(result), result
+    assert "END OF CHATTER" in result.stdout
+    assert DEFAULT.output_bytes // 2 <= len(result.stdout.encode()) <= DEFAULT.output_bytes + 200
+
+
+def test_printing_past_the_default_file_size_is_stopped(hostile):
+    assert hostile.results["flood"].status == "output_limit"
+
+
+def test_a_result_past_the_default_size_is_dropped(hostile):
+    """About 1.5 times the default result size is output_limit; a third of that comes back whole."""
+    assert hostile.results["big_result"].status == "output_limit"
+    assert hostile.results["big_result"].result is None
+    assert hostile.results["fair_result"].status == "ok"
+    assert hostile.results["fair_result"].result["traces"]["seed"]
+
+
+def test_torch_runs_with_the_default_threads(hostile):
+    result = hostile.results["threads"]
+    assert passed(result), result
+    words = result.stdout.split()
+    assert words[words.index("THREADS") + 1:words.index("THREADS") + 3] == [str(DEFAULT.threads)] * 2
+
+
+SLEEPER = f"""
+import time
+time.sleep({2 * DEFAULT.wall_seconds})
+print("WOKE")
+"""
+
+SPINNER = f"""
+import os, signal, threading, time
+import torch
+
+def stopped(signum, frame):
+    print("XCPU", int(time.process_time()), flush=True)
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGXCPU)
+
+signal.signal(signal.SIGXCPU, stopped)
+
+def burn():
+    a = torch.rand(256, 256)
+    while time.process_time() < {2 * DEFAULT.cpu_seconds}:
+        a @ a
+
+threads = [threading.Thread(target=burn) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print("SPUN", int(time.process_time()))
+"""  # four threads whose matrix products release the GIL: CPU time can outrun the wall clock
+
+
+@pytest.fixture(scope="module")
+def endless(default_pool, solution_source, case_names):
+    """The two submissions that take the default wall and CPU time to stop."""
+    items = [("sleeper", s.prelude(SLEEPER, solution_source), case_names),
+             ("spinner", s.prelude(SPINNER, solution_source), case_names)]
+    return run_batch(default_pool, items)
+
+
+@pytest.mark.slow
+def test_sleeping_past_the_default_wall_time_is_a_timeout(endless):
+    result = endless["sleeper"]
+    assert result.status == "timeout" and "WOKE" not in result.stdout
+
+
+@pytest.mark.slow
+def test_spinning_past_the_default_cpu_time_is_stopped(endless):
+    """Stopped as timeout; when the CPU limit came first (SIGXCPU), it came at the default CPU seconds."""
+    result = endless["spinner"]
+    assert result.status == "timeout" and "SPUN" not in result.stdout, result
+    if "XCPU" in result.stdout:
+        assert DEFAULT.cpu_seconds - 1 <= _number(result, "XCPU") <= DEFAULT.cpu_seconds + 1
