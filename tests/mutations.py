@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ("exercises", "release", "grader/source")
 sys.path.insert(0, str(ROOT))
 
 
@@ -66,10 +67,10 @@ MUTATIONS = [
     Mutation(
         "expected_in_environment",
         "the sandbox's environment carries the expected reference values",
-        (("grader/sandbox/staging.py", "def environment(code_dir, home):\n",
-          "def environment(code_dir, home):\n    return dict(_environment(code_dir, home), GRADER_EXPECTED=__import__("
-          "'json').dumps(__import__('grader.checks.references', fromlist=['x']).load('01_attention')['cases']))\n\n\n"
-          "def _environment(code_dir, home):\n"),),
+        (("grader/sandbox/staging.py", "def environment(code_dir, home, threads=1):\n",
+          "def environment(code_dir, home, threads=1):\n    return dict(_environment(code_dir, home, threads), "
+          "GRADER_EXPECTED=__import__('json').dumps(__import__('grader.checks.references', fromlist=['x'])"
+          ".load('01_attention')['cases']))\n\n\ndef _environment(code_dir, home, threads=1):\n"),),
         ("tests/sandbox/test_leaks.py::test_no_hidden_value_is_within_reach",),
     ),
     Mutation(
@@ -82,8 +83,8 @@ MUTATIONS = [
     Mutation(
         "half_credit_zero",
         "a hidden check's half credit (p_attn right, output wrong) becomes zero: query_as_value 74 -> 65",
-        (("grader/checks/ch01_judge.py", "            return Verdict(0.5, f\"{CASE_TEXT[case]}: p_attn",
-          "            return Verdict(0.0, f\"{CASE_TEXT[case]}: p_attn"),),
+        (("grader/checks/ch01_judge.py", "        return Verdict(0.5, evidence.about(case, f\"p_attn",
+          "        return Verdict(0.0, evidence.about(case, f\"p_attn"),),
         ("tests/grading/test_gradebook.py::test_grades_csv_has_the_exact_fractional_scores",),
     ),
     Mutation(
@@ -138,6 +139,90 @@ MUTATIONS = [
           "    return bubblewrap_path() is not None\n"),),
         ("tests/sandbox/test_setup.py::test_bwrap_that_does_not_sandbox_is_not_detected",),
     ),
+    Mutation(
+        "gradescope_visibility_inverted",
+        "results.json gives hidden checks \"visible\" and visible ones the instructor's --hidden-visibility",
+        (("grader/gradescope/document.py", '"visibility": hidden_visibility if hidden else "visible",',
+          '"visibility": "visible" if hidden else hidden_visibility,'),),
+        ("tests/gradescope/test_visibility.py",),
+    ),
+    Mutation(
+        "ch11_rate_tolerance",
+        "chapter 11's rate tolerance RTOL 1e-4 -> 1e-1: a schedule 5 % too high passes",
+        (("grader/checks/ch11_judge.py", "RTOL = 1e-4  # relative", "RTOL = 1e-1  # relative"),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch11-near_rate_5_percent_high]",),
+    ),
+    Mutation(
+        "ch13_any_shape",
+        "chapter 13 reshapes the student's tokens to (1, -1): greedy_decode returning ys[0] (1-D) passes",
+        (("grader/checks/ch13_judge.py", "    tokens = decode(result).to(torch.long)\n",
+          "    tokens = decode(result).to(torch.long).reshape(1, -1)\n"),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch13-near_ys_one_dimensional]",),
+    ),
+    Mutation(
+        "ch07_attn_missing_accepted",
+        "chapter 07's pad_attention accepts a MultiHeadedAttention that never stores self.attn",
+        (("grader/checks/ch07_judge.py", '    if stored.get("kind") == "tensor" and close(decode(stored), expected):\n',
+          '    if stored.get("kind") != "tensor" or close(decode(stored), expected):\n'),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch07-near_attn_not_stored]",),
+    ),
+    Mutation(
+        "ch12_gradients_unchecked",
+        "chapter 12's loss_compute skips the generator's gradients: right values with wrong gradients pass",
+        (("grader/checks/ch12_judge.py",
+          '        if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):\n',
+          '        if False:\n'),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch12-near_loss_gradient_cut]",),
+    ),
+    Mutation(
+        "process_cap_tenfold",
+        "the default process cap Limits.max_processes 64 -> 640 (every other sandbox test uses its own limits)",
+        (("grader/sandbox/limits.py", "    max_processes: int = 64\n", "    max_processes: int = 640\n"),),
+        ("tests/sandbox/test_default_limits.py::test_fan_out_stops_at_the_default_process_cap",),
+    ),
+    Mutation(
+        "bwrap_shares_the_network",
+        "bubblewrap no longer unshares the network (the worker's own empty namespace still does)",
+        (("grader/sandbox/bwrap.py", '"--unshare-pid", "--unshare-net", ', '"--unshare-pid", '),),
+        ("tests/sandbox/test_network_layer.py::test_bubblewrap_alone_keeps_a_program_off_the_host_loopback",),
+    ),
+    Mutation(
+        "unreadable_graded_ok",
+        "an unreadable file gets the status ok (still 0 points)",
+        (("grader/grading/judging.py", 'UNREADABLE = "unreadable"\n', 'UNREADABLE = "ok"\n'),),
+        ("tests/grading/test_unreadable.py",),
+    ),
+    Mutation(
+        "grades_csv_header_sorted",
+        "grades.csv's header lists the checks sorted while each row keeps the contract's order",
+        (("grader/grading/report.py", '"max_score", "status", *names])\n', '"max_score", "status", *sorted(names)])\n'),),
+        ("tests/grading/test_gradebook.py::test_gradebook_cells_hold_the_check_scores_of_grades_csv",),
+    ),
+    Mutation(
+        "pass_rate_partial_credit",
+        "the class report's pass rate counts a check with partial credit as passed",
+        (("grader/report/stats.py", '            entry["passed"] += test.get("status") == "passed"\n',
+          '            entry["passed"] += float(test.get("score") or 0) > 0\n'),),
+        ("tests/report/test_class_report.py::test_pass_rates_match",),
+    ),
+    Mutation(
+        "indented_markers_unseen",
+        "solution and hidden-test markers are seen only at the start of a line (an indented region stays in)",
+        (("grader/build/regions.py", "        marker = line.strip()\n", "        marker = line.rstrip()\n"),),
+        ("tests/build/test_regions.py",),
+    ),
+    Mutation(
+        "student_cells_dropped",
+        "a notebook's cells the student added are no longer read (only nbgrader answer cells)",
+        (("grader/checks/loading.py",
+          '    return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))\n',
+          '    return bool(nbgrader.get("solution"))\n'),),
+        ("tests/checks/test_notebook_as_run.py::test_only_student_cells_are_read",),
+    ),
 ]
 
 
@@ -149,16 +234,27 @@ def copy_of_repository(target):
     return committed_copy(Path(target))
 
 
+def generated_copies(repo, path, old):
+    """The generated copies of a chapter checks module (exercises/, release/ and grader/source/ selfcheck folders)
+    that hold `old` as the module does: a rebuild would carry the mutation into them, so it must not show as drift."""
+    if not path.startswith("grader/checks/"):
+        return []
+    name = Path(path).name
+    return [copy for top in GENERATED for copy in sorted((repo / top).rglob(name))
+            if copy.read_text(encoding="utf-8").count(old) == 1]
+
+
 def apply(repo, mutation):
-    """Make the mutation's edits in `repo`; return the original texts to restore."""
+    """Make the mutation's edits in `repo` and its generated copies; return the original texts to restore."""
     originals = {}
     for path, old, new in mutation.edits:
         file = repo / path
-        text = file.read_text(encoding="utf-8")
-        originals.setdefault(file, text)
-        if text.count(old) != 1:
+        if file.read_text(encoding="utf-8").count(old) != 1:
             raise SystemExit(f"{mutation.name}: the text to change is not in {path} exactly once (update this script)")
-        file.write_text(text.replace(old, new), encoding="utf-8")
+        for target in [file, *generated_copies(repo, path, old)]:
+            text = target.read_text(encoding="utf-8")
+            originals.setdefault(target, text)
+            target.write_text(text.replace(old, new), encoding="utf-8")
     return originals
 
 
@@ -195,6 +291,7 @@ def main(argv=None):
         return 0
     survived = []
     with tempfile.TemporaryDirectory(prefix="mutations-") as folder:
+        os.chmod(folder, 0o755)  # the no-bubblewrap Gradescope path grades as another user, who must enter the clone
         repo = copy_of_repository(Path(folder) / "repo")
         if args.baseline:
             tests = tuple(dict.fromkeys(test for mutation in chosen for test in mutation.tests))

@@ -5,7 +5,7 @@ this table, naming the wrong bug does. Partial-credit scores are pinned exactly.
 """
 from grader.checks import ch01_judge
 
-from .chapters import fails
+from .chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch01_judge.CHECKS)
 # Groups of checks that one kind of bug typically breaks.
@@ -65,4 +65,9 @@ EXPECTED = {
     "new_tensor": fails(94, {"float64_preserved", "gradients_flow"}, "dtype", gradients_flow="no_grad"),  # torch.tensor
     # not written yet
     "unimplemented": fails(0, ALL, "stub"),
+    # near misses (issue 27): almost right, and each must still fail
+    # scores / (1.001 * sqrt(d_k)): 0.1 % off, ten times the tolerance; no bug named, the weights differ
+    "near_scale_tenth_percent": Bug(46, dict.fromkeys({"seed_weights", "seed_output", "no_saturation", "batched_3d",
+                                                      "batched_4d", "cross_lengths", "float64_preserved",
+                                                      "gradients_flow"}, ())),
 }

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch03_judge.BUGS`), never retyped.
 """
 from grader.checks import ch03_judge
 
-from .chapters import fails
+from .chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch03_judge.CHECKS)
 FORWARD = frozenset({"self_attention", "stores_attn", "cross_attention", "padding_mask", "dropout_train",
@@ -29,4 +29,7 @@ EXPECTED = {
     "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
     # self.layers instead of self.linears: the names differ (clones itself is right)
     "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
+    # near misses (issue 27): almost right, and each must still fail
+    # nn.Dropout(p=0.1) whatever dropout is: right in eval mode, the wrong rate in train mode
+    "near_dropout_hardcoded": Bug(83, dict.fromkeys({"dropout_train", "hidden_dropout"}, ())),
 }

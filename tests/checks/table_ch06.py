@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch06_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from .chapters import Bug, fails
 
 NORM_OUTPUTS = frozenset({"ln_fresh", "ln_seeded", "ln_eps", "hidden_ln", "hidden_ln_eps"})
 SUBLAYER_OUTPUTS = frozenset({"sub_eval", "sub_train", "hidden_sub_train"})
@@ -24,4 +24,7 @@ EXPECTED = {
     "post_norm": fails(70, SUBLAYER_OUTPUTS, "post_norm"),  # norm(x + dropout(sublayer(x)))
     "no_residual": fails(70, SUBLAYER_OUTPUTS, "no_residual"),  # dropout(sublayer(norm(x)))
     "dropout_before_sublayer": fails(80, TRAIN, "dropout_before_sublayer"),  # x + sublayer(dropout(norm(x)))
+    # near misses (issue 27): almost right, and each must still fail
+    # nn.Parameter(torch.ones(1, features)): the right values by broadcasting, parameters of the wrong shape
+    "near_parameters_2d": Bug(0, dict.fromkeys(NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, ())),
 }

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch08_judge.BUGS`), never retyped.
 """
 from grader.checks import ch08_judge
 
-from .chapters import fails
+from .chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch08_judge.CHECKS)
 STRUCTURES = frozenset({"layer_structure", "decoder_structure"})
@@ -27,4 +27,7 @@ EXPECTED = {
     "layers_list": fails(45, DECODER, "layers_list"),  # [copy.deepcopy(layer) …]: nothing registered
     # no self.size: the layer's structure check says so, and Decoder's LayerNorm(layer.size) raises
     "size_missing": fails(35, DECODER | {"layer_structure"}, "size"),
+    # near misses (issue 27): almost right, and each must still fail
+    # SublayerConnection(size, 0.1) in DecoderLayer: right in eval mode, the wrong rate in train mode
+    "near_dropout_hardcoded": Bug(80, dict.fromkeys({"decoder_train", "hidden_train"}, ())),
 }

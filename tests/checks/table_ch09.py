@@ -29,4 +29,7 @@ EXPECTED = {
     "shared_position": fails(41.6667, MODEL | FORWARD | {"encode"}, "shared_position"),  # one PositionalEncoding
     "n_ignored": fails(13.3333, ALL_BUT_GENERATOR, "n_ignored"),  # Encoder(..., 6), Decoder(..., 6)
     "dropout_ignored": fails(65, MODEL | TRAIN, "dropout_ignored"),  # 0.1 everywhere, whatever dropout is
+    # near misses (issue 27): almost right, and each must still fail
+    # xavier_uniform_(p, gain=1.25): a spread 25 % off, past the 20 % the check allows
+    "near_xavier_gain": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
 }

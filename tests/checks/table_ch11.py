@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch11_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from .chapters import Bug, fails
 
 RATES = frozenset({"rate_warmup", "rate_decay", "rate_config", "hidden_rate"})
 WARMUP = frozenset({"rate_warmup", "rate_config", "hidden_rate"})  # the steps before warmup
@@ -30,4 +30,8 @@ EXPECTED = {
     "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
     "reduction_mean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
     "reduction_batchmean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
+    # near misses (issue 27): almost right, and each must still fail
+    "near_rate_5_percent_high": Bug(60, dict.fromkeys(RATES, ())),  # 1.05 * factor: no bug named, the value differs
+    # 1.0 - self.smoothing written inline, self.confidence never stored: the values are right, one attribute is missing
+    "near_confidence_not_stored": Bug(95, {"ls_attributes": ()}),
 }

@@ -26,4 +26,7 @@ EXPECTED = {
     "start_zero": fails(20, TOKENS, "start_ignored"),
     "float_ys": fails(0, EVERYTHING, "float_ys"),  # no .type_as(src.data): the embedding refuses float tokens
     "ys_not_extended": fails(0, EVERYTHING, "not_extended"),  # torch.cat(...) never assigned to ys
+    # near misses (issue 27): almost right, and each must still fail
+    "near_ys_one_dimensional": fails(0, EVERYTHING, "not_tensor"),  # return ys[0]: the right tokens, shape (max_len,)
+    "near_list_result": fails(0, EVERYTHING, "not_tensor"),  # return ys.tolist(): the right tokens, not a tensor
 }

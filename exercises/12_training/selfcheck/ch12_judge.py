@@ -45,6 +45,8 @@ BUGS = {
     "loss_first": "SimpleLossCompute의 첫 값이 기준과 다릅니다. 첫 값은 norm으로 나누기 전의 합계입니다: sloss.data * norm.",
     "loss_value": "SimpleLossCompute의 손실 값이 기준과 다릅니다. generator로 log 확률을 구해 (토큰 수, vocab)과 (토큰 수,)로 "
     "편 뒤 criterion에 넣으세요.",
+    "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
+    "전해지지 않습니다. generator의 출력에서 손실까지 계산 그래프를 끊지 마세요(.detach(), .data, torch.no_grad() 없이).",
     "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다: return total_loss / total_tokens, "
     "train_state",
     "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다: "
@@ -176,7 +178,7 @@ def loss_problem(evidence, case):
     for key, grad in expected["gradients"].items():
         given = trace.get("gradients", {}).get(key, {"kind": "none"})
         if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):
-            return BUGS["loss_value"]
+            return BUGS["loss_gradient"]
     return None
 
 
