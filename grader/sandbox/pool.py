@@ -10,14 +10,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from . import bwrap, network, status
+from . import bwrap, cgroups, network, status
 from .capture import Tail
 from .limits import Limits
 from .privileges import sandbox_uid
 from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
+from .runner import CPU_CLOCK_BACKSTOP
 from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
@@ -42,6 +43,7 @@ class RunResult:
     stderr: str
     seconds: float
     sandbox: str
+    isolation: str = ""  # cgroups.CGROUP (a control group per submission) or cgroups.CPU_TIME (timeouts in its CPU time)
 
 
 class SandboxError(RuntimeError):
@@ -95,6 +97,7 @@ class _Worker:
         self.pending = memoryview(b"")
         self.seq = 0
         self.job = None
+        self.group = None  # the cgroups.JobGroup the worker's tree was last moved into
 
     @classmethod
     def of_process(cls, process, startup_deadline):
@@ -268,6 +271,10 @@ class SandboxPool:
         self._uids = []
         self._start_failures = 0
         self._running = False
+        self._groups = None
+        self._job_groups = {}  # submission id -> the JobGroup it runs in
+        self._live_groups = []  # every JobGroup not yet removed
+        self.isolation = None
 
     def __enter__(self):
         self.start()
@@ -292,6 +299,8 @@ class SandboxPool:
             self.sandbox = SUBPROCESS
             _warn_once("use_bwrap=False")
         try:
+            self._groups = cgroups.Groups.open(self.limits)
+            self.isolation = cgroups.CGROUP if self._groups else cgroups.CPU_TIME
             self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
             self._code = stage(os.path.join(self._workdir, "code"), self.probe_module)
             if self._shared():
@@ -311,6 +320,7 @@ class SandboxPool:
         if self._zygote is not None:
             self._zygote.kill()
             self._zygote = None
+        self._close_groups()
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -334,7 +344,8 @@ class SandboxPool:
     def _start_zygote(self):
         """Launch the pool's bubblewrap sandbox with the zygote as its pid 1 (it warms up in the background)."""
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
-                "--limits", json.dumps(self.limits.to_json()), "--scratch", bwrap.SCRATCH, "--zygote"]
+                "--limits", json.dumps(self.limits.to_json()), "--scratch", bwrap.SCRATCH, "--zygote",
+                *self._clock_argument()]
         command = bwrap.command(argv, self._code, self.limits, extra_capabilities=("CAP_KILL", "CAP_SYS_ADMIN"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -374,14 +385,14 @@ class SandboxPool:
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
                 "--limits", json.dumps(self.limits.to_json())]
         if self.sandbox == BUBBLEWRAP:
-            argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace"]
+            argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace", *self._clock_argument()]
             if os.geteuid() == 0:
                 argv += ["--uid", str(sandbox_uid(next(_spawned)))]
             command, env, cwd = bwrap.command(argv, self._code, self.limits), {"PATH": os.defpath}, "/"
         else:
             scratch = os.path.join(self._workdir, f"scratch-{slot}")
             os.makedirs(scratch, exist_ok=True)
-            argv += ["--scratch", scratch, "--parent-pid", str(os.getpid())]
+            argv += ["--scratch", scratch, "--parent-pid", str(os.getpid()), *self._clock_argument()]
             command, env, cwd = argv, environment(self._code, scratch, self.limits.threads), scratch
             if self.run_as is not None:
                 command = self._as_user(command, scratch)
@@ -424,8 +435,8 @@ class SandboxPool:
                             self._send(worker, item)
                 if exhausted and not any(worker is not None and worker.job for worker in self._workers):
                     return
-                yield from self._poll()
-                yield from self._expire()
+                yield from map(self._accounted, self._poll())
+                yield from map(self._accounted, self._expire())
         finally:
             self._running = False
             for slot, worker in enumerate(self._workers):
@@ -442,9 +453,57 @@ class SandboxPool:
             raise TypeError("case names must be strings")
         worker.seq += 1
         now = time.monotonic()
-        worker.job = _Job(submission_id, worker.seq, now, now + self.limits.wall_seconds + GRACE_SECONDS)
+        worker.job = _Job(submission_id, worker.seq, now, now + self.wall_limit() + GRACE_SECONDS)
+        self._enter_group(worker, submission_id)
         worker.pending = memoryview(encode_job(submission_id, source, cases))
         self._write(worker)
+
+    def wall_limit(self):
+        """The longest a runner lets a submission run: its wall time, or the backstop when timeouts count CPU time."""
+        if self.isolation == cgroups.CPU_TIME:
+            return self.limits.wall_seconds * CPU_CLOCK_BACKSTOP
+        return self.limits.wall_seconds
+
+    def _clock_argument(self):
+        """The worker's --cpu-clock flag when no control groups isolate submissions from each other."""
+        return ["--cpu-clock"] if self.isolation == cgroups.CPU_TIME else []
+
+    def _enter_group(self, worker, submission_id):
+        """Move the idle worker's tree into a fresh control group for `submission_id` (where cgroups are used)."""
+        if self._groups is None:
+            return
+        old, worker.group = worker.group, self._groups.job()
+        self._live_groups.append(worker.group)
+        worker.group.settle(worker.pids, 3 if self.sandbox == BUBBLEWRAP and not self._shared() else 2)
+        self._job_groups[submission_id] = worker.group
+        if old is not None:
+            self._remove_group(old, refuge=worker.group)
+
+    def _accounted(self, result):
+        """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory."""
+        result = replace(result, isolation=self.isolation)
+        group = self._job_groups.pop(result.submission_id, None)
+        if group is None:
+            return result
+        if result.status != status.OK and group.out_of_memory():
+            result = replace(result, status=status.MEMORY)
+        if not any(worker is not None and worker.group is group for worker in self._workers):
+            self._remove_group(group, timeout=1)
+        return result
+
+    def _remove_group(self, group, refuge=None, timeout=5.0):
+        """Delete a job group, moving whatever is still in it to `refuge` (default: the pool's group)."""
+        if group.remove(refuge or self._groups.pool, timeout=timeout):
+            self._live_groups = [live for live in self._live_groups if live is not group]
+
+    def _close_groups(self):
+        """Delete every job group and the pool's own (their processes are dead by now)."""
+        if self._groups is None:
+            return
+        for group in list(self._live_groups):
+            self._remove_group(group)
+        self._groups.close()
+        self._groups, self._job_groups, self._live_groups = None, {}, []
 
     def _write(self, worker):
         """Write what the worker's stdin accepts now; False if the pipe is broken."""
