@@ -112,18 +112,24 @@ MUTATIONS = [
         "silent_fallback",
         "the pool runs plain subprocesses although bubblewrap works, without a warning",
         (("grader/sandbox/pool.py",
-          "            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS\n",
-          "            self.sandbox = SUBPROCESS\n"),
-         ("grader/sandbox/pool.py", "            if self.sandbox == SUBPROCESS:\n"
-          "                _warn_once(\"bubblewrap (bwrap) is missing or does not work here\")\n", "")),
+          "        if bwrap.bubblewrap_available():\n            return BUBBLEWRAP\n",
+          "        if bwrap.bubblewrap_available():\n            return SUBPROCESS\n"),),
         ("tests/grading/test_command.py::test_every_submission_that_ran_ran_in_bubblewrap",),
     ),
     Mutation(
         "fallback_without_warning",
         "the fall-back runs student code without isolation and says nothing",
         (("grader/sandbox/pool.py", "    global _warned\n    if not _warned:\n", "    global _warned\n    if False:\n"),),
-        ("tests/grading/test_command.py::test_without_bubblewrap_grading_falls_back_and_says_so",
+        ("tests/grading/test_contained.py::test_trusted_runs_plain_subprocesses_and_says_so",
          "tests/sandbox/test_fallback.py::test_fallback_says_so"),
+    ),
+    Mutation(
+        "fallback_unconfined",
+        "without bubblewrap, untrusted code runs as plain subprocesses instead of being contained or refused",
+        (("grader/sandbox/pool.py", "            if confine.available():\n                return CONTAINED\n"
+          "            raise SandboxError(REFUSAL)\n", ""),),
+        ("tests/grading/test_contained.py::test_contained_grades_honest_code",
+         "tests/grading/test_contained.py::test_refuses_where_nothing_contains"),
     ),
     Mutation(
         "import_error_in_command",

@@ -34,7 +34,13 @@ def run(args):
     # helper imports nbgrader meanwhile.
     module = chapter(number)
     limits = for_budget(module.budget, args.timeout)
-    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
+    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
+                       trusted=getattr(args, "trusted", False))
+    try:
+        pool.start()
+    except SandboxError as error:
+        print(error, file=sys.stderr)
+        return EXIT_PROBLEMS
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()

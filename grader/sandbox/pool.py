@@ -12,7 +12,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 
-from . import bwrap, cgroups, network, status
+from . import bwrap, cgroups, confine, network, status
 from .capture import Tail
 from .limits import Limits
 from .privileges import sandbox_uid
@@ -23,6 +23,17 @@ from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
 SUBPROCESS = "subprocess"
+CONTAINED = "contained"  # no bubblewrap: root's namespaces, a hidden host and an unprivileged uid (confine.py)
+REFUSAL = (
+    "학생 코드를 격리할 수 없어 채점하지 않습니다: bubblewrap(bwrap)이 없거나 동작하지 않고, 루트 권한으로 네임스페이스를 "
+    "만들 수도 없습니다. 해결 방법: (1) bubblewrap을 설치하세요 (Debian/Ubuntu: apt-get install bubblewrap, "
+    "Fedora: dnf install bubblewrap). (2) Gradescope 또는 컨테이너 이미지 안에서 채점하세요 (macOS·Windows에서는 "
+    "Docker로; README의 'Grading on macOS and Windows' 참고). 믿을 수 있는 코드만 격리 없이 채점하려면 --trusted를 주세요.\n"
+    "Refusing to grade: student code cannot be contained here (bubblewrap is missing or does not work, and this "
+    "process cannot create namespaces as root). Ways out: (1) install bubblewrap; (2) grade inside the Gradescope or "
+    "container image (on macOS and Windows, with Docker; see README, 'Grading on macOS and Windows'). For code you "
+    "trust, --trusted grades without isolation."
+)
 STARTUP_SECONDS = 120.0  # importing torch on a loaded 2-core machine can take far longer than the usual 2 s
 GRACE_SECONDS = 10.0  # beyond wall_seconds, before the pool gives up on a worker that does not answer
 MAX_START_FAILURES = 3
@@ -251,9 +262,11 @@ class SandboxPool:
     """`jobs` warm workers running submissions of one chapter probe; use as a context manager."""
 
     def __init__(self, probe_module: str, jobs: int = 2, limits: Limits = Limits(), use_bwrap: bool | None = None,
-                 run_as: int | None = None):
+                 run_as: int | None = None, trusted: bool = False):
         """`run_as` (as root, subprocess fallback only): the unprivileged uid the workers and the student's code
-        run as, each worker in a network namespace of its own where `unshare --net` works (see `network.py`)."""
+        run as, each worker in a network namespace of its own where `unshare --net` works (see `network.py`).
+        `trusted`: where neither bubblewrap nor `confine.py` can contain the code, run it as plain subprocesses
+        instead of refusing (the instructor's own code; never students')."""
         if not isinstance(jobs, int) or jobs < 1:
             raise ValueError("jobs must be a positive integer")
         if not isinstance(limits, Limits):
@@ -263,6 +276,7 @@ class SandboxPool:
         self.limits = limits
         self.use_bwrap = use_bwrap
         self.run_as = run_as
+        self.trusted = trusted
         self.sandbox = None
         self._workdir = None
         self._code = None
@@ -288,9 +302,7 @@ class SandboxPool:
         if self.sandbox is not None:
             return
         if self.use_bwrap is None:
-            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS
-            if self.sandbox == SUBPROCESS:
-                _warn_once("bubblewrap (bwrap) is missing or does not work here")
+            self.sandbox = self._default_sandbox()
         elif self.use_bwrap:
             if not bwrap.bubblewrap_available():
                 raise SandboxError("use_bwrap=True but bubblewrap is missing or does not work here")
@@ -309,6 +321,18 @@ class SandboxPool:
         except BaseException:
             self.close()
             raise
+
+    def _default_sandbox(self):
+        """Bubblewrap where it works; else root's namespaces and another uid (`confine.py`); else plain subprocesses
+        only for code the caller trusts, or (Gradescope) with `run_as`; else refuse with the ways out."""
+        if bwrap.bubblewrap_available():
+            return BUBBLEWRAP
+        if self.run_as is None and not self.trusted:
+            if confine.available():
+                return CONTAINED
+            raise SandboxError(REFUSAL)
+        _warn_once("bubblewrap (bwrap) is missing or does not work here")
+        return SUBPROCESS
 
     def close(self):
         """Kill every worker and everything they started; remove the staged code."""
@@ -384,7 +408,9 @@ class SandboxPool:
             return self._spawn_shared(slot)
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
                 "--limits", json.dumps(self.limits.to_json())]
-        if self.sandbox == BUBBLEWRAP:
+        if self.sandbox == CONTAINED:
+            command, env, cwd = *self._contained(argv, slot), "/"
+        elif self.sandbox == BUBBLEWRAP:
             argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace", *self._clock_argument()]
             if os.geteuid() == 0:
                 argv += ["--uid", str(sandbox_uid(next(_spawned)))]
@@ -401,6 +427,16 @@ class SandboxPool:
             env=env, cwd=cwd, close_fds=True, start_new_session=True,
         )
         return _Worker.of_process(process, time.monotonic() + STARTUP_SECONDS)
+
+    def _contained(self, argv, slot):
+        """(command, environment) of a worker in fresh namespaces that hides the host and drops to a uid of its own."""
+        scratch = os.path.join(self._workdir, f"scratch-{slot}")
+        os.makedirs(scratch, exist_ok=True)
+        os.chmod(self._workdir, 0o711)
+        keeps = [*bwrap.python_trees(), str(self._code)]
+        command = [*confine.prefix(), *argv, "--scratch", scratch, "--pid-namespace",
+                   "--uid", str(sandbox_uid(next(_spawned))), "--confine", json.dumps(keeps), *self._clock_argument()]
+        return command, environment(self._code, scratch, self.limits.threads)
 
     def _as_user(self, argv, scratch):
         """`argv` for a worker that drops to `run_as` at once, with its scratch dir its own and no network if possible."""
@@ -474,7 +510,8 @@ class SandboxPool:
             return
         old, worker.group = worker.group, self._groups.job()
         self._live_groups.append(worker.group)
-        worker.group.settle(worker.pids, 3 if self.sandbox == BUBBLEWRAP and not self._shared() else 2)
+        outer = self.sandbox == CONTAINED or (self.sandbox == BUBBLEWRAP and not self._shared())  # unshare or bwrap
+        worker.group.settle(worker.pids, 3 if outer else 2)
         self._job_groups[submission_id] = worker.group
         if old is not None:
             self._remove_group(old, refuge=worker.group)

@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-from . import privileges, runner, status
+from . import confine, privileges, runner, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_parent_death_signal, set_subreaper)
@@ -42,6 +42,7 @@ def _arguments(argv):
     parser.add_argument("--parent-pid", type=int, help="exit at once if our parent is not this process")
     parser.add_argument("--zygote", action="store_true",
                         help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
+    parser.add_argument("--confine", help="JSON list of paths to keep: hide the rest of the host first (confine.py)")
     parser.add_argument("--cpu-clock", action="store_true",
                         help="no control group per submission: time out on the submission's CPU time (see runner.py)")
     return parser.parse_args(argv)
@@ -69,13 +70,18 @@ def _wait_for(pid):
             return exit_status
 
 
-def _prepare(arguments):
-    """Check where we run, give up root and set the process controls; return whether we are pid 1 of our namespace."""
+def _prepare(arguments, limits):
+    """Check where we run, hide the host if asked, give up root and set the process controls; return whether we are
+    pid 1 of our namespace."""
     namespaced = arguments.pid_namespace and os.getpid() == 1
     # No Python handler for SIGINT: as pid 1 of its namespace the worker then ignores it from students.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if arguments.pid_namespace and not namespaced:
         sys.exit("worker: --pid-namespace given but this process is not pid 1")
+    if arguments.confine is not None:
+        if arguments.uid is None:
+            sys.exit("worker: --confine needs --uid")
+        confine.hide_host(json.loads(arguments.confine), arguments.scratch, limits.tmp_bytes)
     if arguments.uid is not None:
         privileges.drop_to(arguments.uid, arguments.uid)
         set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
@@ -216,8 +222,8 @@ def main(argv=None):
     if arguments.zygote:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         return _zygote(arguments, Limits.from_json(json.loads(arguments.limits)), started)
-    namespaced = _prepare(arguments)
     limits = Limits.from_json(json.loads(arguments.limits))
+    namespaced = _prepare(arguments, limits)
     torch, probe, execute = _load(arguments.probe, limits.threads)
     return _serve(probe, execute, limits, arguments.scratch, namespaced, {
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
