@@ -53,6 +53,10 @@ class Report:
         self.results_dir.mkdir(parents=True, exist_ok=True)
         for stale in self.results_dir.glob("*.json"):  # this run's results only
             stale.unlink()
+        self.sources_dir = self.out / "sources"  # the code as graded, for the class report's review and similarity
+        self.sources_dir.mkdir(exist_ok=True)
+        for stale in self.sources_dir.glob("*.py"):
+            stale.unlink()
         self.rows = []
         self.check_names = None
 
@@ -68,6 +72,10 @@ class Report:
                   submission.timestamp, checks)
         self.rows.append(row)
         return row
+
+    def keep_source(self, submission_id, source):
+        """Keep the source that was graded as `sources/<submission>.py` (read outside the sandbox, never run)."""
+        _write_atomic(self.sources_dir / f"{submission_id}.py", source)
 
     def result_path(self, submission_id):
         return self.results_dir / f"{submission_id}.json"
