@@ -144,6 +144,20 @@ MUTATIONS = [
           "    return bubblewrap_path() is not None\n"),),
         ("tests/sandbox/test_setup.py::test_bwrap_that_does_not_sandbox_is_not_detected",),
     ),
+    Mutation(
+        "memory_per_process_only",
+        "the submission's control group gets no memory limit: only RLIMIT_AS per process holds",
+        (("grader/sandbox/cgroups.py",
+          '        _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))\n', ""),),
+        ("tests/sandbox/test_isolation.py::test_groups_hold_the_memory_of_all_processes_together",),
+    ),
+    Mutation(
+        "contained_sees_the_host",
+        "without bubblewrap the contained worker keeps its namespaces and uid but hides nothing of the host",
+        (("grader/sandbox/confine.py", '    _cover(sorted({*kept, *map(os.path.realpath, kept)}), "/dev/shm", scratch)\n',
+          ""),),
+        ("tests/grading/test_contained.py::test_exploits_earn_nothing_and_write_nothing",),
+    ),
 ]
 
 

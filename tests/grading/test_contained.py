@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.grading, pytest.mark.slow]
 
 STEAL = """\
 import glob
-for path in glob.glob("/**/solutions/01_attention/transformer.py", recursive=True)[:1] + [{solution!r}]:
+wanted = "solutions/01_attention/transformer.py"
+for path in [{solution!r}] + glob.glob("/*/" + wanted) + glob.glob("/*/*/" + wanted) + glob.glob("/*/*/*/" + wanted):
     try:
         exec(open(path).read())
         break

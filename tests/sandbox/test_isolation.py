@@ -74,6 +74,5 @@ def test_cpu_clock_keeps_honest_neighbours_on_time(on_cpu_clock):
     """Without groups the hog's processes add up to its time limit (its CPU time), and the honest ones pass."""
     results = on_cpu_clock.results
     assert results["hog"].status == "timeout" and results["hog"].isolation == "cpu-time"
-    assert results["hog"].seconds < LIMITS.wall_seconds * 3
     for name in ("honest-1", "honest-2", "honest-3"):
         assert passed(results[name]) and results[name].isolation == "cpu-time"
