@@ -15,7 +15,7 @@ import time
 
 ROOT = "/sys/fs/cgroup"
 CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
-CFS_PERIOD_US = 100_000
+SHARE = 1024  # cpu.shares of one busy process in the root group
 CGROUP = "cgroup"  # what results say about how the submission was isolated
 CPU_TIME = "cpu-time"
 _jobs = itertools.count(1)
@@ -52,7 +52,7 @@ def _read(path):
 def _mounted(controller, own=None):
     """The directory of group `own` (default: this process's) in the v1 hierarchy of `controller`, or None."""
     directory = os.path.join(ROOT, controller)
-    probe = {"memory": "memory.limit_in_bytes", "pids": "cgroup.procs", "cpu": "cpu.cfs_quota_us",
+    probe = {"memory": "memory.limit_in_bytes", "pids": "cgroup.procs", "cpu": "cpu.shares",
              "cpuacct": "cpuacct.usage"}[controller]
     own = _own_path(controller) if own is None else own
     if own is None or not os.path.exists(os.path.join(directory, probe)):
@@ -183,7 +183,9 @@ class Groups:
         return JobGroup(made)
 
     def _limit(self, group):
-        """Memory for all processes together, a process cap and at most the chapter's threads' worth of CPU."""
+        """Memory for all processes together, a process cap, and a CPU weight that does not grow with the number of
+        processes: however many a submission starts, its group competes as one (the runner that reads the child's
+        output lives in the group too, hence one more than the chapter's threads)."""
         memory = group.directories["memory"]
         _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))
         swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
@@ -191,9 +193,7 @@ class Groups:
             _write(swap, int(self.limits.memory_bytes))
         # The worker, the runner and (outside the shared sandbox) bubblewrap live in the group too.
         _write(os.path.join(group.directories["pids"], "pids.max"), int(self.limits.max_processes) + 4)
-        cpu = group.directories["cpu"]
-        _write(os.path.join(cpu, "cpu.cfs_period_us"), CFS_PERIOD_US)
-        _write(os.path.join(cpu, "cpu.cfs_quota_us"), int(self.limits.threads) * CFS_PERIOD_US)
+        _write(os.path.join(group.directories["cpu"], "cpu.shares"), SHARE * (int(self.limits.threads) + 1))
 
     def close(self):
         """Delete the pool's groups (after every process in them has been killed)."""
