@@ -26,6 +26,11 @@ def main(argv=None):
     grade.add_argument("--gradebook", default=None, help="nbgrader gradebook.db to write scores into")
     grade.add_argument("--timeout", type=float, default=None, help="wall-clock seconds per submission, replacing the chapter's budget (default: the chapter's, 20 unless it declares one)")
     grade.add_argument("--no-feedback", action="store_true", help="skip feedback pages and the class report")
+    grade.add_argument("--similarity", type=float, default=None,
+                       help="class report: list pairs of submissions at least this similar, 0-1 (default 0.5; chapters 03 on)")
+    grade.add_argument("--trusted", action="store_true",
+                       help="where student code cannot be contained (no bubblewrap, no root namespaces), grade it anyway "
+                            "as plain subprocesses: only for code you trust")
 
     gradescope = commands.add_parser("gradescope", help="write a Gradescope autograder zip for a chapter")
     gradescope.add_argument("chapter", help="chapter id, e.g. 01 or 01_attention")

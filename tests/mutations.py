@@ -113,18 +113,24 @@ MUTATIONS = [
         "silent_fallback",
         "the pool runs plain subprocesses although bubblewrap works, without a warning",
         (("grader/sandbox/pool.py",
-          "            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS\n",
-          "            self.sandbox = SUBPROCESS\n"),
-         ("grader/sandbox/pool.py", "            if self.sandbox == SUBPROCESS:\n"
-          "                _warn_once(\"bubblewrap (bwrap) is missing or does not work here\")\n", "")),
+          "        if bwrap.bubblewrap_available():\n            return BUBBLEWRAP\n",
+          "        if bwrap.bubblewrap_available():\n            return SUBPROCESS\n"),),
         ("tests/grading/test_command.py::test_every_submission_that_ran_ran_in_bubblewrap",),
     ),
     Mutation(
         "fallback_without_warning",
         "the fall-back runs student code without isolation and says nothing",
         (("grader/sandbox/pool.py", "    global _warned\n    if not _warned:\n", "    global _warned\n    if False:\n"),),
-        ("tests/grading/test_command.py::test_without_bubblewrap_grading_falls_back_and_says_so",
+        ("tests/grading/test_contained.py::test_trusted_runs_plain_subprocesses_and_says_so",
          "tests/sandbox/test_fallback.py::test_fallback_says_so"),
+    ),
+    Mutation(
+        "fallback_unconfined",
+        "without bubblewrap, untrusted code runs as plain subprocesses instead of being contained or refused",
+        (("grader/sandbox/pool.py", "            if confine.available():\n                return CONTAINED\n"
+          "            raise SandboxError(REFUSAL)\n", ""),),
+        ("tests/grading/test_contained.py::test_contained_grades_honest_code",
+         "tests/grading/test_contained.py::test_refuses_where_nothing_contains"),
     ),
     Mutation(
         "import_error_in_command",
@@ -222,6 +228,20 @@ MUTATIONS = [
           '    return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))\n',
           '    return bool(nbgrader.get("solution"))\n'),),
         ("tests/checks/test_notebook_as_run.py::test_only_student_cells_are_read",),
+    ),
+    Mutation(
+        "memory_per_process_only",
+        "the submission's control group gets no memory limit: only RLIMIT_AS per process holds",
+        (("grader/sandbox/cgroups.py",
+          '        _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))\n', ""),),
+        ("tests/sandbox/test_isolation.py::test_groups_hold_the_memory_of_all_processes_together",),
+    ),
+    Mutation(
+        "contained_sees_the_host",
+        "without bubblewrap the contained worker keeps its namespaces and uid but hides nothing of the host",
+        (("grader/sandbox/confine.py", '    _cover(sorted({*kept, *map(os.path.realpath, kept)}), "/dev/shm", scratch)\n',
+          ""),),
+        ("tests/grading/test_contained.py::test_exploits_earn_nothing_and_write_nothing",),
     ),
 ]
 

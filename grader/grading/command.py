@@ -34,7 +34,13 @@ def run(args):
     # helper imports nbgrader meanwhile.
     module = chapter(number)
     limits = for_budget(module.budget, args.timeout)
-    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
+    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
+                       trusted=getattr(args, "trusted", False))
+    try:
+        pool.start()
+    except SandboxError as error:
+        print(error, file=sys.stderr)
+        return EXIT_PROBLEMS
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
@@ -57,7 +63,7 @@ def run(args):
         if gradebook_path is not None:
             status = max(status, _write_gradebook(helper, gradebook_path, asked_by, module, report))
     if not args.no_feedback:
-        _write_feedback(args.out, module.id, time.monotonic() - started)
+        _write_feedback(args.out, module.id, time.monotonic() - started, getattr(args, "similarity", None))
     if args.json:
         report.stream_json(sys.stdout)
     else:
@@ -65,12 +71,12 @@ def run(args):
     return status
 
 
-def _write_feedback(out, chapter_id, wall_seconds):
+def _write_feedback(out, chapter_id, wall_seconds, similarity=None):
     """Feedback pages per student and the class report; in an nbgrader course also where release_feedback looks."""
     from grader.report import write_all
 
     course_root = Path.cwd() if (Path.cwd() / "submitted").is_dir() else None
-    written = write_all(out, chapter_id, course_root=course_root, wall_seconds=wall_seconds)
+    written = write_all(out, chapter_id, course_root=course_root, wall_seconds=wall_seconds, similarity=similarity)
     pages = len(written["feedback"])
     print(f"피드백: {out}/feedback/<학생>/feedback.html ({pages}명), 학급 보고서: {out}/report.html "
           f"(페이지 {written['seconds']:.2f}초, 학생당 {1000 * written['seconds'] / max(pages, 1):.1f} ms)",
@@ -88,8 +94,20 @@ def _grade(submissions, pool, module, limits, out):
     progress = Progress(len(submissions))
     for submission, verdicts, run in grade(submissions, pool, judge):
         progress.update(report.add(submission, verdicts, run))
+        if run is not None:
+            _keep_source(report, submission)
     progress.finish()
     return report
+
+
+def _keep_source(report, submission):
+    """Keep the graded source for the class report (read again: the pipeline holds no source after sending it)."""
+    from grader.checks.loading import SubmissionError
+
+    try:
+        report.keep_source(submission.submission_id, submission.read())
+    except (SubmissionError, OSError):
+        pass
 
 
 def _gradebook_path(option, course):

@@ -29,6 +29,7 @@ def document(submission, verdicts, run=None):
         "student_id": submission.student_id,
         "status": verdicts.status,
         "sandbox": run.sandbox if run else None,
+        "isolation": run.isolation if run else None,  # "cgroup" or "cpu-time": how neighbours were kept apart
         "seconds": round(run.seconds, 3) if run else 0.0,
         "picture": verdicts.picture,
     }
@@ -52,6 +53,10 @@ class Report:
         self.results_dir.mkdir(parents=True, exist_ok=True)
         for stale in self.results_dir.glob("*.json"):  # this run's results only
             stale.unlink()
+        self.sources_dir = self.out / "sources"  # the code as graded, for the class report's review and similarity
+        self.sources_dir.mkdir(exist_ok=True)
+        for stale in self.sources_dir.glob("*.py"):
+            stale.unlink()
         self.rows = []
         self.check_names = None
 
@@ -67,6 +72,10 @@ class Report:
                   submission.timestamp, checks)
         self.rows.append(row)
         return row
+
+    def keep_source(self, submission_id, source):
+        """Keep the source that was graded as `sources/<submission>.py` (read outside the sandbox, never run)."""
+        _write_atomic(self.sources_dir / f"{submission_id}.py", source)
 
     def result_path(self, submission_id):
         return self.results_dir / f"{submission_id}.json"

@@ -5,8 +5,8 @@ alone: `python -m grader.report DIR --chapter 01`.
 """
 
 
-def write_all(out_dir, chapter_id, course_root=None, wall_seconds=None):
+def write_all(out_dir, chapter_id, course_root=None, wall_seconds=None, similarity=None):
     """Write every student's feedback and the class report from `out_dir/results/`; return a summary dict."""
     from .run import write_all as run
 
-    return run(out_dir, chapter_id, course_root=course_root, wall_seconds=wall_seconds)
+    return run(out_dir, chapter_id, course_root=course_root, wall_seconds=wall_seconds, similarity=similarity)

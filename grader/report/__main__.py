@@ -10,8 +10,11 @@ def main(argv=None):
     parser.add_argument("--chapter", required=True, help="chapter id, e.g. 01 or 01_attention")
     parser.add_argument("--course", default=None, help="nbgrader course root: also place pages under its feedback/")
     parser.add_argument("--wall-seconds", type=float, default=None, help="wall time of the grading run, for the report")
+    parser.add_argument("--similarity", type=float, default=None,
+                        help="list pairs of submissions at least this similar, 0-1 (default 0.5; chapters 03 on)")
     args = parser.parse_args(argv)
-    done = write_all(args.out, args.chapter, course_root=args.course, wall_seconds=args.wall_seconds)
+    done = write_all(args.out, args.chapter, course_root=args.course, wall_seconds=args.wall_seconds,
+                     similarity=args.similarity)
     print(f"피드백: {args.out}/feedback/ 아래 {len(done['feedback'])}명, 학급 보고서: {done['report']} "
           f"({done['seconds']:.2f}초)")
     if done["nbgrader"]:

@@ -1,7 +1,7 @@
 """The instructor's Korean class report (`report.md`, `report.html`): scores, pass rates, what to re-teach."""
 from pathlib import Path
 
-from . import charts, diagnoses, page, stats, texts
+from . import charts, diagnoses, page, review, similarity, stats, texts
 
 TOP_TOPICS = 10
 NOTHING = "결과가 없습니다: 채점한 제출이 없습니다."
@@ -44,7 +44,46 @@ def stats_topics(results, bugs, cases):
     return diagnoses.frequent(results, bugs, cases).most_common()
 
 
-def blocks(results, chapter_id, wall_seconds=None):
+def review_blocks(results, sources):
+    """The review list: lines that reach into the grader (a static scan of the kept sources)."""
+    out = [page.Heading("검토 목록: 채점기에 손을 대는 코드"),
+           page.Text("판정이 아니라 검토할 목록입니다: 제출 코드를 실행하지 않고 읽어서, 채점기(프로브·selfcheck), "
+                     "sys.modules, gc, 호출 프레임, ctypes, fork 등에 손을 대는 줄을 찾았습니다.")]
+    if not sources:
+        return out + [page.Text("채점한 코드가 보관되지 않아(sources/ 없음) 검토하지 못했습니다.")]
+    rows = review.review_list(results, sources)
+    return out + [page.Table(("학생", "제출", "줄", "코드", "이유"), tuple(
+        (student, submission, str(finding.line), finding.code, finding.reason) for student, submission, finding in rows))
+        if rows else page.Text("없음: 채점기에 손을 대는 줄이 없습니다.")]
+
+
+def similarity_blocks(results, chapter_id, sources, threshold=None):
+    """Pairs of unusually similar submissions side by side (chapters 03 on)."""
+    if not similarity.applies(chapter_id):
+        return []
+    threshold = similarity.DEFAULT_THRESHOLD if threshold is None else threshold
+    out = [page.Heading("서로 비슷한 제출"),
+           page.Text(f"판정이 아니라 검토할 목록입니다: 이 장의 뼈대 코드와 풀이(공개된 Annotated Transformer 코드)는 "
+                     f"빼고, 학생이 직접 쓴 부분이 {100 * threshold:.0f}% 이상 겹치는 제출 쌍입니다 "
+                     f"(copydetect; 기준은 --similarity로 바꿉니다).")]
+    graded = {r.submission: sources[r.submission] for r in results if r.submission in sources}
+    if not graded:
+        return out + [page.Text("채점한 코드가 보관되지 않아(sources/ 없음) 비교하지 못했습니다.")]
+    found = similarity.pairs(graded, chapter_id, threshold)
+    if not found:
+        return out + [page.Text("없음: 기준을 넘는 쌍이 없습니다.")]
+    students = {r.submission: r.student for r in results}
+    out.append(page.Table(("학생 1", "학생 2", "겹침 (1 / 2)", "겹친 토큰"), tuple(
+        (students[p.first], students[p.second], f"{100 * p.similarity[0]:.0f}% / {100 * p.similarity[1]:.0f}%",
+         str(p.overlap)) for p in found)))
+    for pair in found:
+        out.append(page.Figure(similarity.side_by_side(pair, graded, students),
+                               f"{students[pair.first]} ↔ {students[pair.second]}: "
+                               f"{100 * max(pair.similarity):.0f}% (report.html에서 나란히 볼 수 있습니다)"))
+    return out
+
+
+def blocks(results, chapter_id, wall_seconds=None, sources=None, threshold=None):
     """The report's blocks (charts drawn inline)."""
     bugs, cases = diagnoses.vocabulary(chapter_id)
     if not results:
@@ -81,6 +120,8 @@ def blocks(results, chapter_id, wall_seconds=None):
             ("가장 오래 걸린 제출", f"{slowest.student}: {_s(slowest.seconds)}" if slowest else "—"),
             ("채점 실행의 벽시계 시간", _s(wall_seconds))]
     out += [page.Heading("채점 시간"), page.Table(("", "시간"), tuple(rows))]
+    out += review_blocks(results, sources or {})
+    out += similarity_blocks(results, chapter_id, sources or {}, threshold)
     out += [page.Heading("학급 표"),
             page.Table(("학생", "점수", "상태", "주요 진단"), tuple(class_table(results, bugs, cases)))]
     return out
@@ -90,9 +131,11 @@ def _students_with(results, text, bugs, cases):
     return [r.student for r in results if text in diagnoses.topics(r, bugs, cases)]
 
 
-def write(results, chapter_id, folder, wall_seconds=None):
-    """Write `report.md` and `report.html` (charts inline) into `folder`; return the HTML path."""
+def write(results, chapter_id, folder, wall_seconds=None, sources=None, threshold=None):
+    """Write `report.md` and `report.html` (charts inline) into `folder`; return the HTML path. `sources`
+    ({submission: graded source}) feed the review list and, with the similarity `threshold`, the similar pairs."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    _, html_path = page.write(folder, "report", f"학급 보고서 — {chapter_id}", blocks(results, chapter_id, wall_seconds))
+    _, html_path = page.write(folder, "report", f"학급 보고서 — {chapter_id}",
+                              blocks(results, chapter_id, wall_seconds, sources, threshold))
     return html_path

@@ -2,7 +2,7 @@
 import time
 from pathlib import Path
 
-from . import classreport, feedback, nbgrader_feedback
+from . import classreport, feedback, nbgrader_feedback, review
 from .results import load, safe_name
 
 
@@ -29,7 +29,7 @@ def feedback_folders(results):
     return names
 
 
-def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
+def write_all(out_dir, chapter, course_root=None, wall_seconds=None, similarity=None):
     """Feedback for each `out_dir/results/*.json` in `out_dir/feedback/<student>/`, then `out_dir/report.*`.
 
     With `course_root` (an nbgrader course), each page is also copied where `nbgrader release_feedback` finds it.
@@ -45,7 +45,8 @@ def write_all(out_dir, chapter, course_root=None, wall_seconds=None):
         pages[result.submission] = html
         if course_root is not None and names[id(result)] == safe_name(result.student):
             placed += nbgrader_feedback.place(html, course_root, chapter_id, safe_name(result.student))
-    report = classreport.write(results, chapter_id, out_dir, wall_seconds)
+    sources = review.kept_sources(out_dir)
+    report = classreport.write(results, chapter_id, out_dir, wall_seconds, sources=sources, threshold=similarity)
     return {"results": len(results), "feedback": pages, "report": report, "nbgrader": placed,
             "seconds": time.monotonic() - started}
 

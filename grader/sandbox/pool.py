@@ -10,18 +10,30 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from . import bwrap, network, status
+from . import bwrap, cgroups, confine, network, status
 from .capture import Tail
 from .limits import Limits
 from .privileges import sandbox_uid
 from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
+from .runner import CPU_CLOCK_BACKSTOP
 from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
 SUBPROCESS = "subprocess"
+CONTAINED = "contained"  # no bubblewrap: root's namespaces, a hidden host and an unprivileged uid (confine.py)
+REFUSAL = (
+    "학생 코드를 격리할 수 없어 채점하지 않습니다: bubblewrap(bwrap)이 없거나 동작하지 않고, 루트 권한으로 네임스페이스를 "
+    "만들 수도 없습니다. 해결 방법: (1) bubblewrap을 설치하세요 (Debian/Ubuntu: apt-get install bubblewrap, "
+    "Fedora: dnf install bubblewrap). (2) Gradescope 또는 컨테이너 이미지 안에서 채점하세요 (macOS·Windows에서는 "
+    "Docker로; README의 'Grading on macOS and Windows' 참고). 믿을 수 있는 코드만 격리 없이 채점하려면 --trusted를 주세요.\n"
+    "Refusing to grade: student code cannot be contained here (bubblewrap is missing or does not work, and this "
+    "process cannot create namespaces as root). Ways out: (1) install bubblewrap; (2) grade inside the Gradescope or "
+    "container image (on macOS and Windows, with Docker; see README, 'Grading on macOS and Windows'). For code you "
+    "trust, --trusted grades without isolation."
+)
 STARTUP_SECONDS = 120.0  # importing torch on a loaded 2-core machine can take far longer than the usual 2 s
 GRACE_SECONDS = 10.0  # beyond wall_seconds, before the pool gives up on a worker that does not answer
 MAX_START_FAILURES = 3
@@ -42,6 +54,7 @@ class RunResult:
     stderr: str
     seconds: float
     sandbox: str
+    isolation: str = ""  # cgroups.CGROUP (a control group per submission) or cgroups.CPU_TIME (timeouts in its CPU time)
 
 
 class SandboxError(RuntimeError):
@@ -95,6 +108,7 @@ class _Worker:
         self.pending = memoryview(b"")
         self.seq = 0
         self.job = None
+        self.group = None  # the cgroups.JobGroup the worker's tree was last moved into
 
     @classmethod
     def of_process(cls, process, startup_deadline):
@@ -248,9 +262,11 @@ class SandboxPool:
     """`jobs` warm workers running submissions of one chapter probe; use as a context manager."""
 
     def __init__(self, probe_module: str, jobs: int = 2, limits: Limits = Limits(), use_bwrap: bool | None = None,
-                 run_as: int | None = None):
+                 run_as: int | None = None, trusted: bool = False):
         """`run_as` (as root, subprocess fallback only): the unprivileged uid the workers and the student's code
-        run as, each worker in a network namespace of its own where `unshare --net` works (see `network.py`)."""
+        run as, each worker in a network namespace of its own where `unshare --net` works (see `network.py`).
+        `trusted`: where neither bubblewrap nor `confine.py` can contain the code, run it as plain subprocesses
+        instead of refusing (the instructor's own code; never students')."""
         if not isinstance(jobs, int) or jobs < 1:
             raise ValueError("jobs must be a positive integer")
         if not isinstance(limits, Limits):
@@ -260,6 +276,7 @@ class SandboxPool:
         self.limits = limits
         self.use_bwrap = use_bwrap
         self.run_as = run_as
+        self.trusted = trusted
         self.sandbox = None
         self._workdir = None
         self._code = None
@@ -268,6 +285,10 @@ class SandboxPool:
         self._uids = []
         self._start_failures = 0
         self._running = False
+        self._groups = None
+        self._job_groups = {}  # submission id -> the JobGroup it runs in
+        self._live_groups = []  # every JobGroup not yet removed
+        self.isolation = None
 
     def __enter__(self):
         self.start()
@@ -281,9 +302,7 @@ class SandboxPool:
         if self.sandbox is not None:
             return
         if self.use_bwrap is None:
-            self.sandbox = BUBBLEWRAP if bwrap.bubblewrap_available() else SUBPROCESS
-            if self.sandbox == SUBPROCESS:
-                _warn_once("bubblewrap (bwrap) is missing or does not work here")
+            self.sandbox = self._default_sandbox()
         elif self.use_bwrap:
             if not bwrap.bubblewrap_available():
                 raise SandboxError("use_bwrap=True but bubblewrap is missing or does not work here")
@@ -292,6 +311,8 @@ class SandboxPool:
             self.sandbox = SUBPROCESS
             _warn_once("use_bwrap=False")
         try:
+            self._groups = cgroups.Groups.open(self.limits)
+            self.isolation = cgroups.CGROUP if self._groups else cgroups.CPU_TIME
             self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
             self._code = stage(os.path.join(self._workdir, "code"), self.probe_module)
             if self._shared():
@@ -300,6 +321,18 @@ class SandboxPool:
         except BaseException:
             self.close()
             raise
+
+    def _default_sandbox(self):
+        """Bubblewrap where it works; else root's namespaces and another uid (`confine.py`); else plain subprocesses
+        only for code the caller trusts, or (Gradescope) with `run_as`; else refuse with the ways out."""
+        if bwrap.bubblewrap_available():
+            return BUBBLEWRAP
+        if self.run_as is None and not self.trusted:
+            if confine.available():
+                return CONTAINED
+            raise SandboxError(REFUSAL)
+        _warn_once("bubblewrap (bwrap) is missing or does not work here")
+        return SUBPROCESS
 
     def close(self):
         """Kill every worker and everything they started; remove the staged code."""
@@ -311,6 +344,7 @@ class SandboxPool:
         if self._zygote is not None:
             self._zygote.kill()
             self._zygote = None
+        self._close_groups()
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -334,7 +368,8 @@ class SandboxPool:
     def _start_zygote(self):
         """Launch the pool's bubblewrap sandbox with the zygote as its pid 1 (it warms up in the background)."""
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
-                "--limits", json.dumps(self.limits.to_json()), "--scratch", bwrap.SCRATCH, "--zygote"]
+                "--limits", json.dumps(self.limits.to_json()), "--scratch", bwrap.SCRATCH, "--zygote",
+                *self._clock_argument()]
         command = bwrap.command(argv, self._code, self.limits, extra_capabilities=("CAP_KILL", "CAP_SYS_ADMIN"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -373,15 +408,17 @@ class SandboxPool:
             return self._spawn_shared(slot)
         argv = [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
                 "--limits", json.dumps(self.limits.to_json())]
-        if self.sandbox == BUBBLEWRAP:
-            argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace"]
+        if self.sandbox == CONTAINED:
+            command, env, cwd = *self._contained(argv, slot), "/"
+        elif self.sandbox == BUBBLEWRAP:
+            argv += ["--scratch", bwrap.SCRATCH, "--pid-namespace", *self._clock_argument()]
             if os.geteuid() == 0:
                 argv += ["--uid", str(sandbox_uid(next(_spawned)))]
             command, env, cwd = bwrap.command(argv, self._code, self.limits), {"PATH": os.defpath}, "/"
         else:
             scratch = os.path.join(self._workdir, f"scratch-{slot}")
             os.makedirs(scratch, exist_ok=True)
-            argv += ["--scratch", scratch, "--parent-pid", str(os.getpid())]
+            argv += ["--scratch", scratch, "--parent-pid", str(os.getpid()), *self._clock_argument()]
             command, env, cwd = argv, environment(self._code, scratch, self.limits.threads), scratch
             if self.run_as is not None:
                 command = self._as_user(command, scratch)
@@ -390,6 +427,16 @@ class SandboxPool:
             env=env, cwd=cwd, close_fds=True, start_new_session=True,
         )
         return _Worker.of_process(process, time.monotonic() + STARTUP_SECONDS)
+
+    def _contained(self, argv, slot):
+        """(command, environment) of a worker in fresh namespaces that hides the host and drops to a uid of its own."""
+        scratch = os.path.join(self._workdir, f"scratch-{slot}")
+        os.makedirs(scratch, exist_ok=True)
+        os.chmod(self._workdir, 0o711)
+        keeps = [*bwrap.python_trees(), str(self._code)]
+        command = [*confine.prefix(), *argv, "--scratch", scratch, "--pid-namespace",
+                   "--uid", str(sandbox_uid(next(_spawned))), "--confine", json.dumps(keeps), *self._clock_argument()]
+        return command, environment(self._code, scratch, self.limits.threads)
 
     def _as_user(self, argv, scratch):
         """`argv` for a worker that drops to `run_as` at once, with its scratch dir its own and no network if possible."""
@@ -424,8 +471,8 @@ class SandboxPool:
                             self._send(worker, item)
                 if exhausted and not any(worker is not None and worker.job for worker in self._workers):
                     return
-                yield from self._poll()
-                yield from self._expire()
+                yield from map(self._accounted, self._poll())
+                yield from map(self._accounted, self._expire())
         finally:
             self._running = False
             for slot, worker in enumerate(self._workers):
@@ -442,9 +489,58 @@ class SandboxPool:
             raise TypeError("case names must be strings")
         worker.seq += 1
         now = time.monotonic()
-        worker.job = _Job(submission_id, worker.seq, now, now + self.limits.wall_seconds + GRACE_SECONDS)
+        worker.job = _Job(submission_id, worker.seq, now, now + self.wall_limit() + GRACE_SECONDS)
+        self._enter_group(worker, submission_id)
         worker.pending = memoryview(encode_job(submission_id, source, cases))
         self._write(worker)
+
+    def wall_limit(self):
+        """The longest a runner lets a submission run: its wall time, or the backstop when timeouts count CPU time."""
+        if self.isolation == cgroups.CPU_TIME:
+            return self.limits.wall_seconds * CPU_CLOCK_BACKSTOP
+        return self.limits.wall_seconds
+
+    def _clock_argument(self):
+        """The worker's --cpu-clock flag when no control groups isolate submissions from each other."""
+        return ["--cpu-clock"] if self.isolation == cgroups.CPU_TIME else []
+
+    def _enter_group(self, worker, submission_id):
+        """Move the idle worker's tree into a fresh control group for `submission_id` (where cgroups are used)."""
+        if self._groups is None:
+            return
+        old, worker.group = worker.group, self._groups.job()
+        self._live_groups.append(worker.group)
+        outer = self.sandbox == CONTAINED or (self.sandbox == BUBBLEWRAP and not self._shared())  # unshare or bwrap
+        worker.group.settle(worker.pids, 3 if outer else 2)
+        self._job_groups[submission_id] = worker.group
+        if old is not None:
+            self._remove_group(old, refuge=worker.group)
+
+    def _accounted(self, result):
+        """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory."""
+        result = replace(result, isolation=self.isolation)
+        group = self._job_groups.pop(result.submission_id, None)
+        if group is None:
+            return result
+        if result.status != status.OK and group.out_of_memory():
+            result = replace(result, status=status.MEMORY)
+        if not any(worker is not None and worker.group is group for worker in self._workers):
+            self._remove_group(group, timeout=1)
+        return result
+
+    def _remove_group(self, group, refuge=None, timeout=5.0):
+        """Delete a job group, moving whatever is still in it to `refuge` (default: the pool's group)."""
+        if group.remove(refuge or self._groups.pool, timeout=timeout):
+            self._live_groups = [live for live in self._live_groups if live is not group]
+
+    def _close_groups(self):
+        """Delete every job group and the pool's own (their processes are dead by now)."""
+        if self._groups is None:
+            return
+        for group in list(self._live_groups):
+            self._remove_group(group)
+        self._groups.close()
+        self._groups, self._job_groups, self._live_groups = None, {}, []
 
     def _write(self, worker):
         """Write what the worker's stdin accepts now; False if the pipe is broken."""

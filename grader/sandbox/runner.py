@@ -14,7 +14,8 @@ import time
 
 from . import child, status
 from .capture import Tail
-from .processes import clear_descendants, clear_namespace, clear_uid, descendants, kill_group, set_subreaper
+from .processes import (clear_descendants, clear_namespace, clear_uid, descendants, kill_group, process_table,
+                        processes_of, set_subreaper)
 from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
 
 SHARED = "shared"  # `namespaced` when the pid namespace holds other workers (each runner has its own uid)
@@ -23,6 +24,9 @@ EXIT_END_OF_INPUT = 3
 EXIT_PROTOCOL_ERROR = 4
 _CHUNK = 1 << 16
 PROCESS_CHECK_SECONDS = 0.05
+CPU_CHECK_SECONDS = 0.1
+CPU_CLOCK_BACKSTOP = 3  # as pool.CPU_CLOCK_BACKSTOP: wall time a CPU-clocked submission may take, in wall_seconds
+_TICKS = os.sysconf("SC_CLK_TCK")
 PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
 
 
@@ -69,10 +73,47 @@ class _Watch:
         return nothing
 
 
-def _supervise(pid, streams, watch, deadline, process_limit):
+def _submission_pids(namespaced):
+    """Every process the submission may have started (as `_kill_leftovers` sees them), the child included."""
+    me = os.getpid()
+    if namespaced == SHARED:
+        return processes_of(os.getuid(), (me, 1))
+    if namespaced:
+        return [pid for pid in process_table() if pid not in (1, me)]
+    return descendants(me)
+
+
+def _cpu_seconds(pids):
+    """User + system CPU time of `pids` and of the children they have reaped (from /proc; gone pids count 0)."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, ValueError, IndexError):
+            continue
+    return ticks / _TICKS
+
+
+class _CpuClock:
+    """Without a control group per submission, a timeout counts the CPU time of all the submission's processes,
+    so a neighbour's processes can slow it down but not make it time out (`--cpu-clock`)."""
+
+    def __init__(self, limits, namespaced):
+        self.limit = limits.wall_seconds
+        self.namespaced = namespaced
+
+    def spent(self):
+        """Whether the submission's processes together have used up its time."""
+        return _cpu_seconds(_submission_pids(self.namespaced)) >= self.limit
+
+
+def _supervise(pid, streams, watch, deadline, process_limit, clock=None):
     """Read the child's pipes until it exits or breaks a limit; return ("exited"|"timeout"|"output"|"processes", wait4 or None)."""
     # `process_limit` (or None) is checked by counting our descendants every PROCESS_CHECK_SECONDS,
-    # for when the kernel will not enforce RLIMIT_NPROC (uid 0 outside bubblewrap).
+    # for when the kernel will not enforce RLIMIT_NPROC (uid 0 outside bubblewrap); `clock` (a _CpuClock or None)
+    # every CPU_CHECK_SECONDS.
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -82,7 +123,8 @@ def _supervise(pid, streams, watch, deadline, process_limit):
         poller.register(fd, select.POLLIN)
     if pidfd is not None:
         poller.register(pidfd, select.POLLIN)
-    tick = min(PROCESS_CHECK_SECONDS if process_limit else 3600.0, 3600.0 if pidfd is not None else 0.02)
+    tick = min(PROCESS_CHECK_SECONDS if process_limit else 3600.0, 3600.0 if pidfd is not None else 0.02,
+               CPU_CHECK_SECONDS if clock else 3600.0)
     try:
         while True:
             remaining = deadline - time.monotonic()
@@ -100,6 +142,8 @@ def _supervise(pid, streams, watch, deadline, process_limit):
                 return "output", None
             if process_limit and len(descendants(os.getpid())) > process_limit:
                 return "processes", None
+            if clock and clock.spent():
+                return "timeout", None
             if pidfd is None:
                 ended = os.wait4(pid, os.WNOHANG)
                 if ended[0]:
@@ -159,8 +203,10 @@ def _wipe(path, contents_only=False):
                 pass
 
 
-def serve_one(seq, probe, execute, limits, scratch, namespaced):
-    """Handle the next job on stdin and report it on stdout; return this runner's exit code."""
+def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False):
+    """Handle the next job on stdin and report it on stdout; return this runner's exit code.
+
+    With `cpu_clock` the wall time only backs up the CPU time: CPU_CLOCK_BACKSTOP times wall_seconds."""
     try:
         job = read_job(0)
     except (ProtocolError, ValueError, KeyError, TypeError):
@@ -183,7 +229,9 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced):
     watch = _Watch(limits)
     # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
     process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
-    reason, ended = _supervise(pid, streams, watch, started + limits.wall_seconds, process_limit)
+    wall = limits.wall_seconds * (CPU_CLOCK_BACKSTOP if cpu_clock else 1)
+    clock = _CpuClock(limits, namespaced) if cpu_clock else None
+    reason, ended = _supervise(pid, streams, watch, started + wall, process_limit, clock)
     seconds = time.monotonic() - started
     if ended is None:
         os.kill(pid, signal.SIGKILL)

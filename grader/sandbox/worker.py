@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-from . import privileges, runner, status
+from . import confine, privileges, runner, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_parent_death_signal, set_subreaper)
@@ -42,6 +42,9 @@ def _arguments(argv):
     parser.add_argument("--parent-pid", type=int, help="exit at once if our parent is not this process")
     parser.add_argument("--zygote", action="store_true",
                         help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
+    parser.add_argument("--confine", help="JSON list of paths to keep: hide the rest of the host first (confine.py)")
+    parser.add_argument("--cpu-clock", action="store_true",
+                        help="no control group per submission: time out on the submission's CPU time (see runner.py)")
     return parser.parse_args(argv)
 
 
@@ -67,13 +70,18 @@ def _wait_for(pid):
             return exit_status
 
 
-def _prepare(arguments):
-    """Check where we run, give up root and set the process controls; return whether we are pid 1 of our namespace."""
+def _prepare(arguments, limits):
+    """Check where we run, hide the host if asked, give up root and set the process controls; return whether we are
+    pid 1 of our namespace."""
     namespaced = arguments.pid_namespace and os.getpid() == 1
     # No Python handler for SIGINT: as pid 1 of its namespace the worker then ignores it from students.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if arguments.pid_namespace and not namespaced:
         sys.exit("worker: --pid-namespace given but this process is not pid 1")
+    if arguments.confine is not None:
+        if arguments.uid is None:
+            sys.exit("worker: --confine needs --uid")
+        confine.hide_host(json.loads(arguments.confine), arguments.scratch, limits.tmp_bytes)
     if arguments.uid is not None:
         privileges.drop_to(arguments.uid, arguments.uid)
         set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
@@ -103,7 +111,7 @@ def _load(probe_name, threads=1):
     return torch, probe, execute
 
 
-def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None):
+def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clock=False):
     """Announce `ready` on stdout, then fork one runner per job until stdin ends; return the exit code.
 
     With `uid` (a worker forked by the zygote, still root): each runner drops to `uid` before it
@@ -121,7 +129,7 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None):
                 if uid is not None:
                     privileges.drop_to(uid, uid)
                     set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
-                code = runner.serve_one(seq, probe, execute, limits, scratch, namespaced)
+                code = runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock)
             except BaseException:  # reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
@@ -145,12 +153,12 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None):
             return EXIT_BAD_SETUP
 
 
-def _forked_worker(request, fds, probe, execute, limits, scratch, torch_version, started):
+def _forked_worker(request, fds, probe, execute, limits, arguments, torch_version, started):
     """In a child of the zygote: take the pool's pipes as fds 0-2 and serve jobs as worker `request["uid"]`."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-    isolate_worker(limits.tmp_bytes, scratch)
+    isolate_worker(limits.tmp_bytes, arguments.scratch)
     keep_capabilities(CAP_KILL, CAP_SETGID, CAP_SETUID)  # CAP_SYS_ADMIN was for the line above only
     set_parent_death_signal(signal.SIGKILL)
     set_subreaper()  # orphans of our runners come back to us (and are reaped at once)
@@ -158,10 +166,10 @@ def _forked_worker(request, fds, probe, execute, limits, scratch, torch_version,
     if not isinstance(uid, int) or uid <= 0:
         return EXIT_BAD_SETUP
     kill_uid(uid)  # whatever a previous worker of this uid left behind
-    return _serve(probe, execute, limits, scratch, runner.SHARED, {
+    return _serve(probe, execute, limits, arguments.scratch, runner.SHARED, {
         "ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
         "torch": torch_version, "seconds": round(time.monotonic() - started, 3),
-    }, uid=uid)
+    }, uid=uid, cpu_clock=arguments.cpu_clock)
 
 
 def _zygote(arguments, limits, started):
@@ -198,7 +206,7 @@ def _zygote(arguments, limits, started):
             code = EXIT_BAD_SETUP
             try:
                 control.detach()
-                code = _forked_worker(request, fds, probe, execute, limits, arguments.scratch, torch.__version__, started)
+                code = _forked_worker(request, fds, probe, execute, limits, arguments, torch.__version__, started)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -214,13 +222,13 @@ def main(argv=None):
     if arguments.zygote:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         return _zygote(arguments, Limits.from_json(json.loads(arguments.limits)), started)
-    namespaced = _prepare(arguments)
     limits = Limits.from_json(json.loads(arguments.limits))
+    namespaced = _prepare(arguments, limits)
     torch, probe, execute = _load(arguments.probe, limits.threads)
     return _serve(probe, execute, limits, arguments.scratch, namespaced, {
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
         "torch": torch.__version__, "seconds": round(time.monotonic() - started, 3),
-    })
+    }, cpu_clock=arguments.cpu_clock)
 
 
 if __name__ == "__main__":

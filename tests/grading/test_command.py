@@ -1,6 +1,7 @@
 """`python -m grader grade`: real sandbox, real judge; outputs, bad inputs, sandbox statuses, determinism."""
 import csv
 import json
+import os
 
 import pytest
 
@@ -86,19 +87,21 @@ def test_every_submission_that_ran_ran_in_bubblewrap(graded):
         assert "WARNING" not in done.stderr
 
 
-def test_without_bubblewrap_grading_falls_back_and_says_so(tmp_path):
-    """With no bwrap on PATH the same submissions are graded as plain subprocesses: every result says "subprocess",
-    the scores are unchanged, and stderr carries the warning that there is no isolation."""
+def test_without_bubblewrap_grading_is_contained(tmp_path):
+    """With no bwrap on PATH the same submissions are graded in root's namespaces under another uid (or, not as
+    root, refused; see test_contained.py): every result says "contained" and the scores are unchanged."""
     (tmp_path / "solution.py").write_text(solution_source(), encoding="utf-8")
     (tmp_path / "no_scale.py").write_bytes(fixture_path("no_scale").read_bytes())
     done = grade(["01", tmp_path / "solution.py", tmp_path / "no_scale.py", "--out", tmp_path / "out", "--no-feedback"],
                  path_without_bwrap=True)
+    if os.geteuid() != 0:
+        assert done.returncode == 1 and "--trusted" in done.stderr
+        return
     assert done.returncode == 0, done.stderr
     found = results(tmp_path / "out")
     assert {name: (d["sandbox"], d["score"]) for name, d in found.items()} == {
-        "solution": ("subprocess", 100), "no_scale": ("subprocess", 36)}
-    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line]
-    assert len(warnings) == 1 and "bubblewrap" in warnings[0] and "no file-system, network or pid isolation" in warnings[0]
+        "solution": ("contained", 100), "no_scale": ("contained", 36)}
+    assert "WARNING" not in done.stderr
 
 
 def test_picture_is_the_students_seed_weights(graded):

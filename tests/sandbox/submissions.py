@@ -329,3 +329,34 @@ def attention(query, key, value):
     import torch
     return torch.zeros(1), None
 '''
+
+
+def fan_out(children, megabytes):
+    """Fork `children` processes that each fill `megabytes` of memory and wait together (no one alone is big)."""
+    return f"""\
+import os, time
+pids = []
+for _ in range({children}):
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * ({megabytes} << 20)
+        time.sleep(30)
+        os._exit(0)
+    pids.append(pid)
+for pid in pids:
+    os.waitpid(pid, 0)
+"""
+
+
+def hog(processes):
+    """Start `processes` busy processes, each in a session of its own, then keep busy itself."""
+    return f"""\
+import os
+for _ in range({processes}):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+while True:
+    pass
+"""
