@@ -2,7 +2,7 @@
 
 The instructor's machine reads each submission's bytes just in time and sends them, a few per task, to the
 cluster; every Dask worker grades with warm sandbox pools of its own (one single-slot pool per worker thread,
-kept between tasks and batches by a WorkerPlugin), judges outside the sandbox as a local run does, and sends
+kept between tasks and batches by a WorkerPlugin; a worker with --nthreads N grades N submissions at a time), judges outside the sandbox as a local run does, and sends
 back the verdicts. Results, gradebook, CSV and pages are written here, by the same code as a local run.
 Dask reschedules the tasks of a worker that dies; a student whose result came twice is written once.
 """
@@ -219,41 +219,40 @@ class _Grader:
 
 
 class SandboxPools(WorkerPlugin):
-    """WorkerPlugin: the warm graders of one Dask worker, one per task running at a time, kept between tasks."""
+    """WorkerPlugin: the warm graders of one Dask worker, one per worker thread, kept between tasks and batches.
+
+    A grader belongs to the thread that started it: bubblewrap's --die-with-parent follows the starting thread."""
 
     name = PLUGIN
-    idempotent = True
+    idempotent = True  # registering again (the next batch) keeps the warm graders
 
     def setup(self, worker=None):
         self._lock = threading.Lock()
-        self._idle = {}  # (chapter, timeout) -> [_Grader]
+        self._graders = {}  # thread id -> ((chapter, timeout), _Grader)
 
     def teardown(self, worker=None):
         with self._lock:
-            graders = [grader for idle in self._idle.values() for grader in idle]
-            self._idle = {}
-        for grader in graders:
+            graders, self._graders = list(self._graders.values()), {}
+        for _, grader in graders:
             grader.close()
 
     @contextmanager
     def grader(self, number, timeout):
-        """An idle grader for the chapter (a new one if none is idle); graders of other chapters are closed."""
-        key = (number, timeout)
+        """This thread's grader for the chapter; one for another chapter (or timeout) is replaced."""
+        key, thread = (number, timeout), threading.get_ident()
         with self._lock:
-            stale = [grader for other, idle in self._idle.items() if other != key for grader in idle]
-            self._idle = {key: self._idle.get(key, [])}
-            grader = self._idle[key].pop() if self._idle[key] else None
-        for old in stale:
-            old.close()
-        if grader is None:
-            grader = _Grader(number, timeout)
+            held = self._graders.pop(thread, None)
+        if held is not None and held[0] != key:
+            held[1].close()
+            held = None
+        grader = held[1] if held is not None else _Grader(number, timeout)
         try:
             yield grader
         except BaseException:
             grader.close()
             raise
         with self._lock:
-            self._idle.setdefault(key, []).append(grader)
+            self._graders[thread] = (key, grader)
 
 
 def grade_chunk(number, timeout, items):
