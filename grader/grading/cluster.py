@@ -51,11 +51,16 @@ class Cluster:
                                "주소를 확인하고 `dask scheduler`가 실행 중인지 확인하세요.") from None
         try:
             self.client.wait_for_workers(1, timeout=WORKERS_SECONDS)
-            self.client.register_plugin(SandboxPools(), name=PLUGIN)  # idempotent: a warm plugin stays
         except (OSError, TimeoutError) as error:
             self.close()
             raise ClusterError(f"Dask 스케줄러 {address}에 {WORKERS_SECONDS:.0f}초 안에 연결된 워커가 없습니다 "
                                f"({type(error).__name__}). 각 채점 기계에서 `dask worker {address}`를 실행하세요.") from None
+        try:
+            self.client.register_plugin(SandboxPools(), name=PLUGIN)  # idempotent: a warm plugin stays
+        except Exception as error:  # noqa: BLE001 -- e.g. a worker without this repository installed
+            self.close()
+            raise ClusterError(f"Dask 워커가 채점기를 불러오지 못했습니다 ({type(error).__name__}: {error}). "
+                               "모든 워커에 같은 커밋의 이 저장소를 설치하세요 (README).") from None
 
     def __enter__(self):
         return self
