@@ -2,8 +2,8 @@
 
 The instructor's machine reads each submission's bytes just in time and sends them, a few per task, to the
 cluster; every Dask worker grades with warm sandbox pools of its own (one single-slot pool per worker thread,
-kept between tasks and batches by a WorkerPlugin; a worker with --nthreads N grades N submissions at a time), judges outside the sandbox as a local run does, and sends
-back the verdicts. Results, gradebook, CSV and pages are written here, by the same code as a local run.
+kept between tasks and batches by a WorkerPlugin: `--nthreads N` grades N submissions at a time), judges
+outside the sandbox as a local run does, and sends back the verdicts. Results, gradebook, CSV and pages are written here, by the same code as a local run.
 Dask reschedules the tasks of a worker that dies; a student whose result came twice is written once.
 """
 import math
@@ -106,7 +106,7 @@ class Cluster:
                 raise ClusterError(f"클러스터에서 {self.stall_seconds(size):.0f}초 동안 끝난 채점이 없어 멈췄습니다. "
                                    "워커가 살아 있는지 확인하세요.") from None
             in_flight -= 1
-            for submission_id, verdicts, run in _result(future):
+            for submission_id, verdicts, run in _result(future, self.stall_seconds(size)):
                 if submission_id not in done:  # a task run twice (its worker died after answering) counts once
                     done.add(submission_id)
                     yield by_id[submission_id], verdicts, run
@@ -124,14 +124,15 @@ class Cluster:
         future.add_done_callback(finished.put)
 
 
-def _result(future):
-    """A finished task's results; its error as a ClusterError (a sandbox that cannot work as SandboxError)."""
+def _result(future, seconds):
+    """A finished task's results (fetched within `seconds`: lost with its worker, it is computed again);
+    its error as a ClusterError (a sandbox that cannot work as SandboxError)."""
     from distributed import KilledWorker
 
     from grader.sandbox import SandboxError
 
     try:
-        return future.result()
+        return future.result(timeout=seconds)
     except SandboxError:
         raise
     except KilledWorker as error:
