@@ -43,6 +43,7 @@ def run(args):
         except ClusterError as error:
             print(f"오류: {error}", file=sys.stderr)
             return EXIT_PROBLEMS
+        print(f"Dask 클러스터 {args.cluster}: 워커 스레드 {pool.threads()}개가 채점합니다.", file=sys.stderr)
     else:
         cluster_errors = ()
         pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits)
