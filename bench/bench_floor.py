@@ -7,7 +7,7 @@
 Floor: what the chapter's solution itself needs to run every case in a plain warm interpreter — no sandbox, no
 fork, no judging: a fresh `python` imports torch (the chapter's thread budget, as the sandbox worker sets it), the
 chapter's probe and `execute`, runs `execute(solution, probe, every case)` twice to warm up, then `--repeat` more
-times; the floor is the median of those.
+times; the floor is the fastest of those (load only adds time).
 
 Marginal: `python -m grader grade NN` of N submissions with `--jobs 1`, timed from its per-submission progress
 lines on stderr: (time of the last result − time of the first) / (N − 1). The start of the batch is not in it
@@ -19,7 +19,6 @@ import importlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from bench.bench_chapters import mix
 
 
 def floor_seconds(number, repeat):
-    """Median seconds of `execute(solution, probe, every case)` in a fresh warm interpreter (its own process)."""
+    """Fastest seconds of `execute(solution, probe, every case)` in a fresh warm interpreter (its own process)."""
     done = subprocess.run([sys.executable, __file__, number, "--floor-only", "--repeat", str(repeat)], cwd=ROOT,
                           env=_env(), capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
@@ -42,7 +41,7 @@ def floor_seconds(number, repeat):
 
 
 def _measure_floor(number, repeat):
-    """(in the --floor-only process) print the median run time of the solution over every case."""
+    """(in the --floor-only process) print the fastest run time of the solution over every case."""
     import torch
 
     from grader import chapters
@@ -63,7 +62,7 @@ def _measure_floor(number, repeat):
             times.append(time.perf_counter() - started)
     if "traces" not in outcome or any("error" in trace for trace in outcome["traces"].values()):
         raise SystemExit(f"the solution of chapter {number} did not run every case: {json.dumps(outcome)[:500]}")
-    print(statistics.median(times))
+    print(min(times))  # the floor: the fastest run (load only ever adds time)
 
 
 def marginal_seconds(number, files, out):
