@@ -70,9 +70,19 @@ def _text_without_timing(path):
     return [line for line in Path(path).read_text(encoding="utf-8").splitlines() if '"seconds":' not in line]
 
 
-def test_cluster_results_equal_local_jobs_2(local_run, cluster_run):
-    """Every results.json is the local run's, byte for byte apart from the wall time; grades.csv is identical."""
+def _warm_graders(dask_worker):
+    """(on a worker) how many warm graders its plugin keeps."""
+    from grader.grading.cluster import PLUGIN
+
+    return len(dask_worker.plugins[PLUGIN]._graders)
+
+
+def test_cluster_results_equal_local_jobs_2(cluster, local_run, cluster_run):
+    """Both workers graded, each keeping its warm grader; every results.json is the local run's, byte for byte apart
+    from the wall time; grades.csv is identical."""
+    _, client = cluster
     _, out = cluster_run
+    assert list(client.run(_warm_graders).values()) == [1, 1]
     local, remote = results(local_run), results(out)
     assert len(remote) > 50
     assert {key: without_timing(doc) for key, doc in remote.items()} == \
