@@ -20,7 +20,10 @@ def main(argv=None):
     grade = commands.add_parser("grade", help="grade submissions in the sandbox (visible + hidden checks)")
     grade.add_argument("chapter", help="chapter id, e.g. 01 or 01_attention")
     grade.add_argument("paths", nargs="+", help=".py, .ipynb, an nbgrader submitted/ tree, or an LMS zip")
-    grade.add_argument("--jobs", type=int, default=2, help="parallel sandboxed workers (default 2)")
+    grade.add_argument("--jobs", type=int, default=2, help="parallel sandboxed workers (default 2; local runs)")
+    grade.add_argument("--cluster", default=None, metavar="ADDRESS",
+                       help="grade on a Dask distributed cluster: its scheduler's address, e.g. tcp://host:8786 "
+                            "(each worker thread grades one submission at a time; see README)")
     grade.add_argument("--out", default="graded", help="output folder (default graded/)")
     grade.add_argument("--json", action="store_true", help="print a JSON array of results on stdout")
     grade.add_argument("--gradebook", default=None, help="nbgrader gradebook.db to write scores into")

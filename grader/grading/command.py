@@ -1,4 +1,4 @@
-"""`python -m grader grade CHAPTER PATH… [--jobs N] [--out DIR] [--json] [--gradebook PATH]`."""
+"""`python -m grader grade CHAPTER PATH… [--jobs N | --cluster ADDRESS] [--out DIR] [--json] [--gradebook PATH]`."""
 import sys
 import time
 from pathlib import Path
@@ -34,13 +34,25 @@ def run(args):
     # helper imports nbgrader meanwhile.
     module = chapter(number)
     limits = for_budget(module.budget, args.timeout)
-    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
-                       trusted=getattr(args, "trusted", False))
-    try:
-        pool.start()
-    except SandboxError as error:
-        print(error, file=sys.stderr)
-        return EXIT_PROBLEMS
+    if getattr(args, "cluster", None):
+        from .cluster import Cluster, ClusterError
+
+        cluster_errors = (ClusterError,)
+        try:  # before anything is written: an unreachable scheduler leaves no partial output
+            pool = Cluster(args.cluster, number, args.timeout, limits)
+        except ClusterError as error:
+            print(f"오류: {error}", file=sys.stderr)
+            return EXIT_PROBLEMS
+        print(f"Dask 클러스터 {args.cluster}: 워커 스레드 {pool.threads()}개가 채점합니다.", file=sys.stderr)
+    else:
+        cluster_errors = ()
+        pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
+                           trusted=getattr(args, "trusted", False))
+        try:  # refuses here, before anything is written, where nothing can contain untrusted code
+            pool.start()
+        except SandboxError as error:
+            print(error, file=sys.stderr)
+            return EXIT_PROBLEMS
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
@@ -57,6 +69,9 @@ def run(args):
                 report = _grade(inputs.submissions, pool, module, limits, args.out)
             except SandboxError as error:
                 print(f"샌드박스 오류로 채점을 멈췄습니다: {error}", file=sys.stderr)
+                return EXIT_PROBLEMS
+            except cluster_errors as error:  # the cluster stopped answering, or a task failed there
+                print(f"클러스터 오류로 채점을 멈췄습니다: {error}", file=sys.stderr)
                 return EXIT_PROBLEMS
         csv_path = report.write_csv()
         status = EXIT_PROBLEMS if inputs.problems else EXIT_OK
@@ -84,15 +99,19 @@ def _write_feedback(out, chapter_id, wall_seconds, similarity=None):
 
 
 def _grade(submissions, pool, module, limits, out):
-    from .judging import Judge
-    from .pipeline import grade
     from .progress import Progress
     from .report import Report
 
-    judge = Judge(module, limits)
+    if hasattr(pool, "grade"):  # a cluster.Cluster: its workers judge, next to their sandboxes
+        graded = pool.grade(submissions)
+    else:
+        from .judging import Judge
+        from .pipeline import grade
+
+        graded = grade(submissions, pool, Judge(module, limits))
     report = Report(out)
     progress = Progress(len(submissions))
-    for submission, verdicts, run in grade(submissions, pool, judge):
+    for submission, verdicts, run in graded:
         progress.update(report.add(submission, verdicts, run))
         if run is not None:
             _keep_source(report, submission)
