@@ -97,8 +97,8 @@ def _cpu_seconds(pids):
 
 
 class _CpuClock:
-    """Without a control group per submission, a timeout counts the CPU time of all the submission's processes,
-    so a neighbour's processes can slow it down but not make it time out (`--cpu-clock`)."""
+    """A timeout counts the CPU time of all the submission's processes, so a neighbour's processes can slow it down
+    but not make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py)."""
 
     def __init__(self, limits, namespaced):
         self.limit = limits.wall_seconds
