@@ -14,11 +14,10 @@ from dataclasses import dataclass, replace
 
 from . import bwrap, cgroups, confine, network, status
 from .capture import Tail
-from .limits import Limits
+from .limits import CPU_CLOCK_BACKSTOP, Limits
 from .privileges import sandbox_uid
 from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
-from .runner import CPU_CLOCK_BACKSTOP
 from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
