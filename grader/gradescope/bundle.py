@@ -5,6 +5,7 @@ from pathlib import Path
 
 from grader import chapters, paths
 from grader.checks import judge_module_name, probe_module_name
+from grader.sandbox.limits import CPU_CLOCK_BACKSTOP
 from grader.sandbox.staging import ALWAYS, REPO_ROOT, closure, data_files, module_path, sandbox_modules
 
 from .settings import Settings
@@ -23,7 +24,7 @@ def modules(number):
 
 def files(settings):
     """{name in the zip: (bytes, mode)} of the autograder for `settings`."""
-    total = int(settings.wall_seconds) + STARTUP_SECONDS
+    total = int(settings.wall_seconds * CPU_CLOCK_BACKSTOP) + STARTUP_SECONDS  # a timeout counts CPU time
     run = (HERE / "run_autograder").read_text(encoding="utf-8").replace("__TOTAL_SECONDS__", str(total))
     found = {
         "setup.sh": ((HERE / "setup.sh").read_bytes(), SCRIPT_MODE),

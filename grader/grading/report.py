@@ -29,7 +29,7 @@ def document(submission, verdicts, run=None):
         "student_id": submission.student_id,
         "status": verdicts.status,
         "sandbox": run.sandbox if run else None,
-        "isolation": run.isolation if run else None,  # "cgroup" or "cpu-time": how neighbours were kept apart
+        "isolation": run.isolation if run else None,  # "cgroup+cpu-time" or "cpu-time" (see sandbox/cgroups.py)
         "seconds": round(run.seconds, 3) if run else 0.0,
         "picture": verdicts.picture,
     }

@@ -1,4 +1,4 @@
-"""A control group per submission (cgroup v1, as root): its memory, process count and CPU share hold for all its processes.
+"""A control group per submission (cgroup v1, as root): its memory and process count hold for all its processes.
 
 The pool makes one group per pool below its own groups (so any limit set on the grader still applies), and one
 group per job below that. When it sends a job it moves the idle worker's whole tree (the worker, its idle runner
@@ -7,17 +7,20 @@ and everything the child starts stays there. Memory charged before the move (tor
 with the old group, so the job's memory limit counts what the submission itself allocates, across all its processes.
 
 Where the hierarchies cannot be written (no root, cgroup v2 only, a read-only /sys/fs/cgroup), `Groups.open`
-returns None and the runners count timeouts in the submission's own CPU time instead (see `runner.py`).
+returns None: then only the per-process rlimits hold.
+
+CPU is not shared out by the cpu controller: measured here, a submission in a cpu group of its own ran a pipe-heavy
+job at half speed on a loaded machine. Instead every runner counts a timeout in the submission's own CPU time (all
+its processes, `runner._CpuClock`), so other processes can slow a submission down but never make it time out.
 """
 import itertools
 import os
 import time
 
 ROOT = "/sys/fs/cgroup"
-CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
-SHARE = 1024  # cpu.shares of one busy process in the root group
-CGROUP = "cgroup"  # what results say about how the submission was isolated
-CPU_TIME = "cpu-time"
+CONTROLLERS = ("memory", "pids")
+CGROUP = "cgroup+cpu-time"  # what results say: memory and processes in a group per submission, timeouts in CPU time
+CPU_TIME = "cpu-time"  # no groups: rlimits per process, timeouts in CPU time
 _jobs = itertools.count(1)
 
 
@@ -52,8 +55,7 @@ def _read(path):
 def _mounted(controller, own=None):
     """The directory of group `own` (default: this process's) in the v1 hierarchy of `controller`, or None."""
     directory = os.path.join(ROOT, controller)
-    probe = {"memory": "memory.limit_in_bytes", "pids": "cgroup.procs", "cpu": "cpu.shares",
-             "cpuacct": "cpuacct.usage"}[controller]
+    probe = {"memory": "memory.limit_in_bytes", "pids": "cgroup.procs"}[controller]
     own = _own_path(controller) if own is None else own
     if own is None or not os.path.exists(os.path.join(directory, probe)):
         return None
@@ -108,11 +110,6 @@ class JobGroup:
             found |= {int(pid) for pid in _read(os.path.join(directory, "cgroup.procs")).split()}
         return found
 
-    def cpu_seconds(self):
-        """CPU time used by every process that has run in the group."""
-        text = _read(os.path.join(self.directories["cpuacct"], "cpuacct.usage")).strip()
-        return int(text) / 1e9 if text.isdigit() else 0.0
-
     def out_of_memory(self):
         """Whether the kernel killed a process of the group for exceeding its memory limit."""
         for line in _read(os.path.join(self.directories["memory"], "memory.oom_control")).splitlines():
@@ -149,7 +146,7 @@ class Groups:
 
     @classmethod
     def open(cls, limits, name=None):
-        """Make the pool's groups (as root with writable v1 memory, pids, cpu and cpuacct hierarchies), else None."""
+        """Make the pool's groups (as root with writable v1 memory and pids hierarchies), else None."""
         if os.geteuid() != 0:
             return None
         name = name or f"grader-{os.getpid()}-{next(_jobs)}"
@@ -183,9 +180,7 @@ class Groups:
         return JobGroup(made)
 
     def _limit(self, group):
-        """Memory for all processes together, a process cap, and a CPU weight that does not grow with the number of
-        processes: however many a submission starts, its group competes as one (the runner that reads the child's
-        output lives in the group too, hence one more than the chapter's threads)."""
+        """Memory for all processes together and a process cap."""
         memory = group.directories["memory"]
         _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))
         swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
@@ -193,7 +188,6 @@ class Groups:
             _write(swap, int(self.limits.memory_bytes))
         # The worker, the runner and (outside the shared sandbox) bubblewrap live in the group too.
         _write(os.path.join(group.directories["pids"], "pids.max"), int(self.limits.max_processes) + 4)
-        _write(os.path.join(group.directories["cpu"], "cpu.shares"), SHARE * (int(self.limits.threads) + 1))
 
     def close(self):
         """Delete the pool's groups (after every process in them has been killed)."""

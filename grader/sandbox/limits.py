@@ -4,6 +4,7 @@ from dataclasses import dataclass
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
+CPU_CLOCK_BACKSTOP = 3  # timeouts count CPU time; the wall time may reach this many times wall_seconds
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,10 @@ from dataclasses import dataclass, replace
 
 from . import bwrap, cgroups, confine, network, status
 from .capture import Tail
-from .limits import Limits
+from .limits import CPU_CLOCK_BACKSTOP, Limits
 from .privileges import sandbox_uid
 from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
-from .runner import CPU_CLOCK_BACKSTOP
 from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
@@ -54,7 +53,7 @@ class RunResult:
     stderr: str
     seconds: float
     sandbox: str
-    isolation: str = ""  # cgroups.CGROUP (a control group per submission) or cgroups.CPU_TIME (timeouts in its CPU time)
+    isolation: str = ""  # cgroups.CGROUP (memory and processes in a group per submission) or cgroups.CPU_TIME
 
 
 class SandboxError(RuntimeError):
@@ -495,14 +494,12 @@ class SandboxPool:
         self._write(worker)
 
     def wall_limit(self):
-        """The longest a runner lets a submission run: its wall time, or the backstop when timeouts count CPU time."""
-        if self.isolation == cgroups.CPU_TIME:
-            return self.limits.wall_seconds * CPU_CLOCK_BACKSTOP
-        return self.limits.wall_seconds
+        """The longest a runner lets a submission run: timeouts count its CPU time, the wall time only backs them up."""
+        return self.limits.wall_seconds * CPU_CLOCK_BACKSTOP
 
     def _clock_argument(self):
-        """The worker's --cpu-clock flag when no control groups isolate submissions from each other."""
-        return ["--cpu-clock"] if self.isolation == cgroups.CPU_TIME else []
+        """The worker's --cpu-clock flag: timeouts count the submission's own CPU time (see cgroups.py for why)."""
+        return ["--cpu-clock"]
 
     def _enter_group(self, worker, submission_id):
         """Move the idle worker's tree into a fresh control group for `submission_id` (where cgroups are used)."""

@@ -14,6 +14,7 @@ import time
 
 from . import child, status
 from .capture import Tail
+from .limits import CPU_CLOCK_BACKSTOP
 from .processes import (clear_descendants, clear_namespace, clear_uid, descendants, kill_group, process_table,
                         processes_of, set_subreaper)
 from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
@@ -25,7 +26,6 @@ EXIT_PROTOCOL_ERROR = 4
 _CHUNK = 1 << 16
 PROCESS_CHECK_SECONDS = 0.05
 CPU_CHECK_SECONDS = 0.1
-CPU_CLOCK_BACKSTOP = 3  # as pool.CPU_CLOCK_BACKSTOP: wall time a CPU-clocked submission may take, in wall_seconds
 _TICKS = os.sysconf("SC_CLK_TCK")
 PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
 
@@ -97,8 +97,8 @@ def _cpu_seconds(pids):
 
 
 class _CpuClock:
-    """Without a control group per submission, a timeout counts the CPU time of all the submission's processes,
-    so a neighbour's processes can slow it down but not make it time out (`--cpu-clock`)."""
+    """A timeout counts the CPU time of all the submission's processes, so a neighbour's processes can slow it down
+    but not make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py)."""
 
     def __init__(self, limits, namespaced):
         self.limit = limits.wall_seconds

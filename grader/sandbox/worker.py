@@ -44,7 +44,7 @@ def _arguments(argv):
                         help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
     parser.add_argument("--confine", help="JSON list of paths to keep: hide the rest of the host first (confine.py)")
     parser.add_argument("--cpu-clock", action="store_true",
-                        help="no control group per submission: time out on the submission's CPU time (see runner.py)")
+                        help="time out on the submission's own CPU time, the wall time only backing it up (see runner.py)")
     return parser.parse_args(argv)
 
 

@@ -40,7 +40,7 @@ def test_fan_out_and_hog_earn_nothing(graded):
 
 
 def test_every_result_says_how_it_was_isolated(graded):
-    """results.json carries "isolation": a control group per submission here (root, cgroup v1), else CPU time."""
+    """results.json carries "isolation": "cgroup+cpu-time" here (root, cgroup v1), "cpu-time" without groups."""
     _, found = graded
-    assert {document["isolation"] for document in found.values()} <= {"cgroup", "cpu-time"}
+    assert {document["isolation"] for document in found.values()} <= {"cgroup+cpu-time", "cpu-time"}
     assert len({document["isolation"] for document in found.values()}) == 1

@@ -1,7 +1,8 @@
 """Limits per submission: memory for all its processes together, and neighbours it cannot make time out.
 
-With control groups (root, cgroup v1 here) each submission runs in a group of its own; without them (forced by
-making `Groups.open` find nothing), timeouts count the submission's own CPU time. Both ways are run here."""
+With control groups (root, cgroup v1 here) each submission's memory and processes are held in a group of its own;
+without them (forced by making `Groups.open` find nothing) only rlimits per process hold. Either way timeouts count
+the submission's own CPU time, so a hog beside honest submissions cannot make them time out. Both ways run here."""
 import os
 from types import SimpleNamespace
 
@@ -53,7 +54,7 @@ def on_cpu_clock(solution_source, case_names):
 def test_groups_hold_the_memory_of_all_processes_together(with_groups):
     """Four children, each within its own address-space limit, together exceed the submission's memory: status memory."""
     result = with_groups.results["fan_out"]
-    assert result.status == "memory" and result.isolation == "cgroup"
+    assert result.status == "memory" and result.isolation == "cgroup+cpu-time"
 
 
 def test_groups_keep_honest_neighbours_on_time(with_groups):
@@ -61,7 +62,7 @@ def test_groups_keep_honest_neighbours_on_time(with_groups):
     results = with_groups.results
     assert results["hog"].status == "timeout"
     for name in ("honest-1", "honest-2", "honest-3"):
-        assert passed(results[name]) and results[name].isolation == "cgroup"
+        assert passed(results[name]) and results[name].isolation == "cgroup+cpu-time"
 
 
 def test_groups_are_removed(with_groups):
