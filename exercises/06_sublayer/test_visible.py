@@ -9,7 +9,7 @@ VISIBLE_CHECKS = [
     "ln_structure",  # 10점 — a_2, b_2: (features,) parameter
     "ln_fresh",  # 15점 — 새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0
     "ln_seeded",  # 10점 — a_2 * 정규화 + b_2
-    "ln_eps",  # 10점 — eps는 표준편차에 더한다 (분산이 작은 입력)
+    "ln_eps",  # 10점 — eps는 표준편차에 더한다, 기본값 1e-6 (분산이 작은 입력)
     "sub_structure",  # 5점 — self.norm(LayerNorm), self.dropout
     "sub_eval",  # 10점 — pre-norm 잔차: x + sublayer(norm(x))
     "sub_train",  # 10점 — train 모드 dropout은 sublayer 뒤 (시드 고정 시 기준과 같음)

@@ -15,7 +15,7 @@ from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
-from .framework import Check
+from .framework import Check, Verdict
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -29,6 +29,8 @@ BUGS = {
     "eps_in_sqrt": "eps를 제곱근 안(분산)에 더했습니다. 원문은 표준편차에 더합니다: (x - 평균) / (표준편차 + eps). "
     "분산이 작은 입력이나 큰 eps에서 결과가 달라집니다.",
     "eps_misplaced": "eps를 나눗셈 밖에서 더했습니다(괄호 위치). 분모 전체가 (표준편차 + eps)가 되도록 괄호로 묶으세요.",
+    "eps_default": "eps의 기본값이 원문과 다릅니다. 원문은 def __init__(self, features, eps=1e-6)입니다. eps를 주지 않고 "
+    "만든 LayerNorm(make_model이 그렇게 만듭니다)은 분산이 작은 입력에서 결과가 달라집니다.",
     "eps_missing": "eps를 쓰지 않았습니다. 분산이 0에 가까운 입력에서 0으로 나누지 않도록 표준편차에 eps를 더하세요.",
     "wrong_axis": "평균과 표준편차를 마지막 축이 아닌 축에서 계산했습니다. LayerNorm은 토큰마다 특징(마지막 축)을 "
     "정규화합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
@@ -113,6 +115,9 @@ def _label(*bugs):
 NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
 
 
+OTHER_DEFAULT_EPS = (1e-5, 1e-4, 1e-3)  # eps defaults other than the original 1e-6 (1e-5: nn.LayerNorm's)
+
+
 def _norm_labels(statistic, axis):
     """The bug keys of a LayerNorm computed with `statistic` over `axis`."""
     labels = NORM_LABELS[statistic] if isinstance(NORM_LABELS[statistic], tuple) else (NORM_LABELS[statistic],)
@@ -131,7 +136,8 @@ def _models(case):
     if probe.CASES[case].kind == "module":
         return []
     if probe.CASES[case].cls == probe.LAYER_NORM:
-        return _norm_models()
+        defaults = [("eps_default", ("ln", "std_plus_eps", -1, False, eps)) for eps in OTHER_DEFAULT_EPS]
+        return _norm_models() + (defaults if probe.CASES[case].eps is None else [])
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
     norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
              for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis))]
@@ -143,8 +149,8 @@ def _call(model, case, inputs):
     spec = probe.CASES[case]
     if model[0] == "ln":
         a, b = norm_weights(spec)
-        eps = 1e-6 if spec.eps is None else spec.eps
-        return layer_norm(inputs[0], a, b, eps, *model[1:])
+        eps = model[4] if len(model) > 4 else 1e-6 if spec.eps is None else spec.eps
+        return layer_norm(inputs[0], a, b, eps, *model[1:4])
     return seeded(lambda: sublayer_connection(spec, *inputs, *model[1:]), spec.seed)
 
 
@@ -181,14 +187,26 @@ def output_check(case):
     return module_judge.output_check(case, error_diagnosis, output_problem)
 
 
+def outputs_check(*cases):
+    """`output_check` on each of `cases`: the share of them that is right, each wrong one named by its case."""
+    judges = [output_check(case) for case in cases]
+
+    def judge(evidence):
+        verdicts = [one(evidence) for one in judges]
+        message = "\n".join(verdict.message for verdict in verdicts if verdict.message)
+        return Verdict(sum(verdict.fraction for verdict in verdicts) / len(verdicts), message)
+
+    return judge
+
+
 CHECKS = [
     Check(name="ln_structure", points=10, title="a_2, b_2: (features,) parameter", cases=("ln_module",),
           judge=structure_check("ln_module")),
     Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0",
           cases=("ln_fresh",), judge=output_check("ln_fresh")),
     Check(name="ln_seeded", points=10, title="a_2 * 정규화 + b_2", cases=("ln_seeded",), judge=output_check("ln_seeded")),
-    Check(name="ln_eps", points=10, title="eps는 표준편차에 더한다 (분산이 작은 입력)", cases=("ln_eps",),
-          judge=output_check("ln_eps")),
+    Check(name="ln_eps", points=10, title="eps는 표준편차에 더한다, 기본값 1e-6 (분산이 작은 입력)",
+          cases=("ln_eps", "ln_default_eps"), judge=outputs_check("ln_eps", "ln_default_eps")),
     Check(name="sub_structure", points=5, title="self.norm(LayerNorm), self.dropout", cases=("sub_module",),
           judge=structure_check("sub_module")),
     Check(name="sub_eval", points=10, title="pre-norm 잔차: x + sublayer(norm(x))", cases=("sub_eval",),

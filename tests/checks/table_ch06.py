@@ -16,7 +16,8 @@ EXPECTED = {
     # √(biased var + eps), as nn.LayerNorm: the eps shows on low-variance inputs only
     "nn_layernorm_style": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "biased_std", ln_eps=BOTH, hidden_ln_eps=BOTH),
     "eps_in_sqrt": fails(80, LOW_VARIANCE, "eps_in_sqrt"),  # √(var + eps)
-    "eps_misplaced": fails(80, LOW_VARIANCE, "eps_misplaced"),  # a_2 * (x - mean) / std + eps + b_2
+    # a_2 * (x - mean) / std + eps + b_2: half of ln_eps, whose default-eps case (eps 1e-6) cannot show it
+    "eps_misplaced": fails(85, LOW_VARIANCE, "eps_misplaced"),
     # mean/std over dim=1: right on a 2-D input, wrong on the others
     "wrong_axis": fails(25, (NORM_OUTPUTS - {"ln_eps"}) | SUBLAYER_OUTPUTS, "wrong_axis"),
     "ab_swapped": fails(65, FRESH, "ab_swapped"),  # a_2 = zeros, b_2 = ones: a loaded state_dict hides it
@@ -27,4 +28,6 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     # nn.Parameter(torch.ones(1, features)): the right values by broadcasting, parameters of the wrong shape
     "near_parameters_2d": Bug(0, dict.fromkeys(NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, ())),
+    # def __init__(self, features, eps=1e-5) (nn.LayerNorm's): seen only on a low-variance input with the default eps
+    "near_eps_1e5": fails(95, {"ln_eps"}, "eps_default"),
 }

@@ -42,6 +42,8 @@ CASES = {
     "ln_seeded": Case(visible=True, text="a_2, b_2를 넣은 LayerNorm(8), 입력 (2, 5, 8)", kind="seeded", seed=603),
     "ln_eps": Case(visible=True, text="LayerNorm(6, eps=0.1), 분산이 작은 입력 (3, 6)", kind="fresh", seed=604,
                    size=6, eps=0.1, shape=(3,), spread=0.05),
+    "ln_default_eps": Case(visible=True, text="LayerNorm(6) (기본 eps), 분산이 작은 입력 (3, 6)", kind="fresh",
+                           seed=608, size=6, shape=(3,), spread=0.03),
     "sub_module": Case(visible=True, text="SublayerConnection(8, 0.1)의 구조", kind="module", cls=SUBLAYER,
                        seed=605),
     "sub_eval": Case(visible=True, text="SublayerConnection(8, 0.1), eval 모드 입력 (2, 5, 8)과 선형 sublayer",
