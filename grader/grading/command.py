@@ -87,7 +87,11 @@ def _grade(submissions, pool, module, limits, out):
     report = Report(out)
     progress = Progress(len(submissions))
     for submission, verdicts, run in grade(submissions, pool, judge):
-        progress.update(report.add(submission, verdicts, run))
+        try:
+            row = report.add(submission, verdicts, run)
+        except Exception:  # noqa: BLE001 — e.g. a result that cannot be written: that submission's status only
+            row = report.add(submission, judge.grader_error(submission.submission_id), run)
+        progress.update(row)
     progress.finish()
     return report
 
