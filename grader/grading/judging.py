@@ -24,6 +24,7 @@ STATUS_NAMES = {
     sandbox_status.NO_RESULT: "결과 없이 종료",
     sandbox_status.OUTPUT_LIMIT: "출력 초과",
     sandbox_status.INVALID_RESULT: "채점할 수 없는 결과",
+    sandbox_status.TAMPERED: "채점기 변조",
 }
 
 
@@ -36,6 +37,7 @@ class Verdicts:
     picture: dict
     failure: str | None = None  # the Korean reason the whole submission scored 0, if so
     notes: tuple = ()  # IPython commands the sandbox skipped (Korean, for the student)
+    tampered: tuple = ()  # what the student's code replaced in the grader or its libraries (evidence lines)
 
 
 class Judge:
@@ -74,7 +76,7 @@ class Judge:
             outcome = self.outcome(run)
             notes = tuple(str(note) for note in outcome.get("notes") or ())
             return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome),
-                            notes)
+                            notes, evidence(run))
         except Exception:
             return self.grader_error(run.submission_id)
 
@@ -124,6 +126,12 @@ class Judge:
     def picture(self, outcome):
         """{"case", "label", "student"}: the student's declared tensor for the feedback page ({} without a picture)."""
         return picture_data(outcome, self.declaration)
+
+
+def evidence(run):
+    """The tamper evidence lines of a run (at most 50, each at most 300 characters); () when there are none."""
+    found = run.result.get("tampered") if run.status == sandbox_status.TAMPERED and isinstance(run.result, dict) else ()
+    return tuple(str(line)[:300] for line in found[:50]) if isinstance(found, list) else ()
 
 
 def picture_data(outcome, declaration):
