@@ -15,7 +15,7 @@ import types
 PACKAGE = __name__.rpartition(".")[0].rpartition(".")[0] + "."  # "grader." (the selfcheck copy: its own)
 LIBRARY_MODULES = ("builtins", "json", "json.encoder", "json.decoder", "pickle", "copyreg", "math", "torch",
                    "torch.nn", "torch.nn.functional", "torch.nn.modules.module", "matplotlib.figure",
-                   "matplotlib.axes", "matplotlib.collections", "matplotlib.image", "matplotlib.pyplot")
+                   "matplotlib.axes", "matplotlib.collections", "matplotlib.image")  # not pyplot: switch_backend rebinds its globals
 LIBRARY_CLASSES = (("torch", "Tensor"), ("torch._C", "TensorBase"), ("torch.nn", "Module"),
                    ("torch.nn", "Parameter"), ("torch", "Generator"), ("matplotlib.figure", "Figure"),
                    ("matplotlib.figure", "FigureBase"), ("matplotlib.axes", "Axes"),
