@@ -391,12 +391,17 @@ def float64_preserved(evidence):
 
 
 def inputs_untouched(evidence):
-    """query, key and value are the same after the call (no in-place modification)."""
+    """query, key and value are the same after the call (no in-place modification), and the call's output is right
+    (returning an input untouched is no answer)."""
     trace = evidence.trace("untouched")
     if "error" in trace:
         read_call_about(evidence, "untouched")
     changed = changed_inputs(evidence, "untouched", trace["inputs_after"], ("query", "key", "value"))
-    return Verdict.of(changed and BUGS["in_place"] + f" (바뀐 입력: {', '.join(changed)})" or None)
+    if changed:
+        return Verdict.of(BUGS["in_place"] + f" (바뀐 입력: {', '.join(changed)})")
+    call = read_call_about(evidence, "untouched")  # leaving the inputs alone counts only with the right answer
+    problem = diagnose_output(evidence, "untouched", call)
+    return Verdict.of(problem and evidence.about("untouched", problem))
 
 
 def gradients_flow(evidence):

@@ -426,11 +426,13 @@ CHECKS = [
 
 
 def subsequent_all_aspects(evidence):
-    """dtype, shape and values of a hidden-size subsequent_mask: a third of the points each."""
+    """dtype, shape and values of a hidden-size subsequent_mask: a third of the points each, once the values are right
+    (a right dtype and shape around the wrong triangle, e.g. a constant mask, is no answer)."""
     (case,) = evidence.cases
     read_mask(evidence, case)
     found = [p for aspect in (subsequent_dtype, subsequent_shape, subsequent_values) if (p := aspect.one(evidence, case))]
-    return Verdict(1 - len(found) / 3, "\n".join(evidence.about(case, p) for p in found))
+    score = 0.0 if subsequent_values.one(evidence, case) else 1 - len(found) / 3
+    return Verdict(score, "\n".join(evidence.about(case, p) for p in found))
 
 
 # An error that a visible case of the same function raised too may be quoted in full (errortext.runtime_error).

@@ -58,7 +58,8 @@ CASES = {
     "padded": Case(visible=True, text="무작위 2층 모델, padding 3개인 src (1, 7), max_len=6, start_symbol=5",
                    model="random", seed=1304, length=7, padding=3, max_len=6, start=5, scale=2.0),
     ### BEGIN HIDDEN TESTS
-    "hidden_copy": Case(visible=False, text=f"숨겨진 {COPY} 입력", model="copy", seed=1_391_301),
+    "hidden_copy": Case(visible=False, text=f"숨겨진 {COPY} 입력 (source보다 짧은 max_len)", model="copy", seed=1_391_301,
+                        max_len=8),  # the source itself is not the answer here
     "hidden_causal": Case(visible=False, text="숨겨진 무작위 모델 입력 (다른 크기와 시작 기호)", model="random",
                           seed=1_391_318, vocab=13, d_model=24, d_ff=40, h=3, length=8, max_len=9, start=7, scale=2.0),
     "hidden_padded": Case(visible=False, text="숨겨진 무작위 모델 입력 (다른 padding)", model="random", seed=1_391_303,

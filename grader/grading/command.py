@@ -102,17 +102,23 @@ def _grade(submissions, pool, module, limits, out):
     from .progress import Progress
     from .report import Report
 
+    from .judging import Judge
+
+    judge = Judge(module, limits)  # here too for a cluster: a result that cannot be written is a grader error
     if hasattr(pool, "grade"):  # a cluster.Cluster: its workers judge, next to their sandboxes
         graded = pool.grade(submissions)
     else:
-        from .judging import Judge
         from .pipeline import grade
 
-        graded = grade(submissions, pool, Judge(module, limits))
+        graded = grade(submissions, pool, judge)
     report = Report(out)
     progress = Progress(len(submissions))
     for submission, verdicts, run in graded:
-        progress.update(report.add(submission, verdicts, run))
+        try:
+            row = report.add(submission, verdicts, run)
+        except Exception:  # noqa: BLE001 — e.g. a result that cannot be written: that submission's status only
+            row = report.add(submission, judge.grader_error(submission.submission_id), run)
+        progress.update(row)
         if run is not None:
             _keep_source(report, submission)
     progress.finish()

@@ -3,6 +3,7 @@ import hashlib
 import json
 import math
 import sys
+import traceback
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -11,6 +12,8 @@ from grader.report import picture
 from grader.sandbox import status as sandbox_status
 
 UNREADABLE = "unreadable"
+GRADER_ERROR = "grader_error"
+GRADER_ERROR_MESSAGE = "채점기 내부 오류로 이 제출물을 채점하지 못했습니다. 학생의 잘못이 아닐 수 있으니 조교에게 알려 주세요."
 MAX_PICTURE_CELLS = 64 * 64
 CACHE_SIZE = 512  # distinct outcomes remembered: a class repeats the same few bugs (and identical right answers)
 
@@ -20,6 +23,8 @@ STATUS_NAMES = {
     sandbox_status.CRASHED: "비정상 종료",
     sandbox_status.NO_RESULT: "결과 없이 종료",
     sandbox_status.OUTPUT_LIMIT: "출력 초과",
+    sandbox_status.INVALID_RESULT: "채점할 수 없는 결과",
+    sandbox_status.TAMPERED: "채점기 변조",
 }
 
 
@@ -32,6 +37,7 @@ class Verdicts:
     picture: dict
     failure: str | None = None  # the Korean reason the whole submission scored 0, if so
     notes: tuple = ()  # IPython commands the sandbox skipped (Korean, for the student)
+    tampered: tuple = ()  # what the student's code replaced in the grader or its libraries (evidence lines)
 
 
 class Judge:
@@ -65,10 +71,22 @@ class Judge:
         return {"failure": f"{name}: {detail}".rstrip(": ")}
 
     def judge_run(self, run):
-        """Verdicts for a sandbox RunResult."""
-        outcome = self.outcome(run)
-        return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome),
-                        tuple(outcome.get("notes") or ()))
+        """Verdicts for a sandbox RunResult; a bug of ours while judging it costs only this submission."""
+        try:
+            outcome = self.outcome(run)
+            notes = tuple(str(note) for note in outcome.get("notes") or ())
+            return Verdicts(self.judge(outcome), run.status, self.picture(outcome), framework.outcome_failure(outcome),
+                            notes, evidence(run))
+        except Exception:
+            return self.grader_error(run.submission_id)
+
+    def grader_error(self, submission_id):
+        """Verdicts for a submission the grader itself failed on: 0 points, status "grader_error", and the traceback
+        on stderr (the instructor's log)."""
+        print(f"grader: 제출물 {submission_id}을(를) 채점하다 채점기 내부 오류가 났습니다:\n{traceback.format_exc()}",
+              file=sys.stderr, flush=True)
+        outcome = {"failure": GRADER_ERROR_MESSAGE}
+        return Verdicts(self._judge(outcome), GRADER_ERROR, self.picture(outcome), GRADER_ERROR_MESSAGE)
 
     def judge_unreadable(self, message):
         """Verdicts for a submission that could not be read (0 points, the Korean reason on every check)."""
@@ -108,6 +126,12 @@ class Judge:
     def picture(self, outcome):
         """{"case", "label", "student"}: the student's declared tensor for the feedback page ({} without a picture)."""
         return picture_data(outcome, self.declaration)
+
+
+def evidence(run):
+    """The tamper evidence lines of a run (at most 50, each at most 300 characters); () when there are none."""
+    found = run.result.get("tampered") if run.status == sandbox_status.TAMPERED and isinstance(run.result, dict) else ()
+    return tuple(str(line)[:300] for line in found[:50]) if isinstance(found, list) else ()
 
 
 def picture_data(outcome, declaration):

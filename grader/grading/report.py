@@ -36,6 +36,8 @@ def document(submission, verdicts, run=None):
     track = tracks.track_of(getattr(submission, "file_name", ""))
     extra["track"] = track
     output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
+    if verdicts.tampered:
+        extra["tampered"] = list(verdicts.tampered)
     if verdicts.notes:
         extra["notes"] = list(verdicts.notes)
         output += [f"※ {note}" for note in verdicts.notes]

@@ -35,6 +35,7 @@ def summary(results, chapter_id, wall_seconds=None):
         "topics": stats_topics(results, bugs, cases),
         "statuses": dict(stats.statuses(results)),
         "problems": [(r.student, r.submission, r.status) for r in stats.problems(results)],
+        "tampered": tampered(results),
         "timing": {k: v for k, v in stats.timing(results, wall_seconds).items() if k != "slowest"},
     }
 
@@ -113,6 +114,7 @@ def blocks(results, chapter_id, wall_seconds=None, sources=None, threshold=None)
     out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
         (r.student, r.submission, r.status, texts.instructor(r.status), _s(r.seconds)) for r in problems))
         if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
+    out += tampered_blocks(results)
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]
     rows = [("제출별 채점 시간의 합", _s(timing["total"]) + f" ({timing['timed']}건 측정)"),
@@ -125,6 +127,23 @@ def blocks(results, chapter_id, wall_seconds=None, sources=None, threshold=None)
     out += [page.Heading("학급 표"),
             page.Table(("학생", "점수", "상태", "주요 진단"), tuple(class_table(results, bugs, cases)))]
     return out
+
+
+def tampered(results):
+    """[(student, submission, evidence lines)] of the submissions graded "tampered"."""
+    return [(r.student, r.submission, [str(line) for line in r.data.get("tampered") or []])
+            for r in results if r.status == "tampered"]
+
+
+def tampered_blocks(results):
+    """A section listing tampered submissions with their evidence (nothing when there are none)."""
+    found = tampered(results)
+    if not found:
+        return []
+    return [page.Heading("채점기를 바꾼 제출 (0점)"),
+            page.Text("학생 코드가 채점기나 채점기가 쓰는 라이브러리의 함수를 바꿨습니다. 아래 증거를 확인해 주세요."),
+            page.Table(("학생", "제출", "바뀐 것"), tuple(
+                (student, submission, "; ".join(lines[:10]) or "—") for student, submission, lines in found))]
 
 
 def _students_with(results, text, bugs, cases):

@@ -8,6 +8,9 @@ STUDENT = {
     "crashed": "코드를 실행하던 프로세스가 비정상적으로 끝났습니다. 인터프리터를 망가뜨리는 코드가 없는지 확인해 주세요.",
     "no_result": "결과를 돌려주기 전에 프로그램이 끝났습니다. sys.exit()나 os._exit()를 호출하지 않았는지 확인해 주세요.",
     "unreadable": "제출 파일을 읽을 수 없습니다. 파일 형식(.ipynb 또는 .py)과 인코딩(UTF-8)을 확인해 주세요.",
+    "tampered": "코드가 채점기(또는 채점기가 쓰는 라이브러리)의 함수를 바꿔 0점 처리했습니다. 과제의 함수만 작성해 주세요.",
+    "invalid_result": "코드가 돌려준 결과를 채점할 수 없습니다. 채점기의 함수나 결과를 바꾸는 코드가 없는지 확인해 주세요.",
+    "grader_error": "채점기 내부 오류로 이 제출물을 채점하지 못했습니다. 학생의 잘못이 아닐 수 있으니 조교에게 알려 주세요.",
 }
 
 INSTRUCTOR = {
@@ -18,6 +21,9 @@ INSTRUCTOR = {
     "crashed": "샌드박스 프로세스가 비정상 종료됨",
     "no_result": "결과를 돌려주기 전에 종료됨",
     "unreadable": "제출 파일을 읽을 수 없음",
+    "tampered": "채점기나 라이브러리의 함수를 바꿈 (증거는 아래 목록)",
+    "invalid_result": "돌려준 결과가 평범한 값이 아니거나 너무 깊음",
+    "grader_error": "채점기 내부 오류 (채점 로그의 traceback 확인)",
 }
 
 # The student instructions at the end of every feedback page.

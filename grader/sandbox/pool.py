@@ -18,6 +18,7 @@ from .limits import CPU_CLOCK_BACKSTOP, Limits
 from .privileges import sandbox_uid
 from .processes import descendants, is_zombie, kill_tree
 from .protocol import encode_job
+from .runner import bounded
 from .staging import environment, stage
 
 BUBBLEWRAP = "bubblewrap"
@@ -608,7 +609,9 @@ class SandboxPool:
         """Apply one line from a worker: None (readiness), a RunResult, or False if the worker misbehaves."""
         try:
             message = json.loads(line)
-        except ValueError:
+            if isinstance(message, dict) and message.get("result") is not None:
+                message["result"] = bounded(message["result"])  # the runner checked it; a forged line is refused
+        except (ValueError, RecursionError, MemoryError):
             return False
         if not isinstance(message, dict):
             return False

@@ -28,6 +28,52 @@ PROCESS_CHECK_SECONDS = 0.05
 CPU_CHECK_SECONDS = 0.1
 _TICKS = os.sysconf("SC_CLK_TCK")
 PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
+MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
+MAX_RESULT_NODES = 4_000_000  # values in one result (8 MiB of JSON holds at most ~4 M)
+
+
+class BadResult(ValueError):
+    """A result that decodes but is not bounded plain data (too deep, too many values, odd types)."""
+
+
+def bounded(value):
+    """Check `value` iteratively (never recursing) for depth and size; return it with lone surrogates in its strings
+    replaced (they cannot be written as UTF-8), re-built only when there were any. Raise BadResult otherwise."""
+    stack, nodes, dirty = [(value, 1)], 0, False
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_RESULT_DEPTH or nodes > MAX_RESULT_NODES:
+            raise BadResult("result too deep or too large")
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                dirty = dirty or not _clean_text(key)
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+        elif isinstance(item, str):
+            dirty = dirty or not _clean_text(item)
+        elif item is not None and not isinstance(item, (bool, int, float)):
+            raise BadResult(f"not plain data: {type(item).__name__}")
+    return _scrubbed(value) if dirty else value
+
+
+def _clean_text(text):
+    """Whether `text` encodes as UTF-8 (no lone surrogates)."""
+    return text.isascii() or not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _scrubbed(value):
+    """A copy of a bounded value with lone surrogates replaced by U+FFFD (depth is bounded, so recursion is safe)."""
+    if isinstance(value, dict):
+        return {_scrub(key): _scrubbed(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(inner) for inner in value]
+    return _scrub(value) if isinstance(value, str) else value
+
+
+def _scrub(text):
+    return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
 class _Watch:
@@ -39,6 +85,7 @@ class _Watch:
         self.stderr = Tail(limits.output_bytes)
         self.result = bytearray()
         self.result_too_big = False
+        self.result_invalid = False  # complete bytes that are not a bounded plain-data result
 
     def feed(self, stream, chunk):
         """Record `chunk` read from "stdout", "stderr" or "result"."""
@@ -63,14 +110,21 @@ class _Watch:
         (length,) = RESULT_PREFIX.unpack_from(self.result)
         raw = bytes(self.result[RESULT_PREFIX.size:])
         if length > self.limits.result_bytes or len(raw) != length or b"\n" in raw:
+            self.result_invalid = True
             return nothing
         try:
             value = json.loads(raw)
-        except (ValueError, RecursionError):
+            checked = bounded(value)
+        except (ValueError, RecursionError, MemoryError):  # BadResult, bad UTF-8 and bad JSON are ValueErrors
+            self.result_invalid = True
             return nothing
-        if isinstance(value, dict) and (isinstance(value.get("traces"), dict) or isinstance(value.get("load_error"), dict)):
-            return value, raw
-        return nothing
+        if not (isinstance(value, dict)
+                and (isinstance(value.get("traces"), dict) or isinstance(value.get("load_error"), dict))):
+            self.result_invalid = True
+            return nothing
+        if checked is not value:
+            raw = json.dumps(checked, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return checked, raw
 
 
 def _submission_pids(namespaced):
@@ -203,6 +257,10 @@ def _wipe(path, contents_only=False):
                 pass
 
 
+def _exited_with(exit_status, code):
+    return os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == code
+
+
 def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False):
     """Handle the next job on stdin and report it on stdout; return this runner's exit code.
 
@@ -249,6 +307,8 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
         outcome, stderr = status.CRASHED, stderr + PROCESS_LIMIT_NOTE.format(limit=limits.max_processes)
     elif os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == child.EXIT_SETUP_FAILED:
         outcome = status.CRASHED  # the sandbox could not prepare the child: not the student's doing
+    elif outcome == status.NO_RESULT and (watch.result_invalid or _exited_with(exit_status, child.EXIT_ENCODE_FAILED)):
+        outcome = status.INVALID_RESULT
     line = encode_line({
         "seq": seq, "id": submission_id, "status": outcome,
         "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),

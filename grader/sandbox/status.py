@@ -8,8 +8,10 @@ CRASHED = "crashed"
 NO_RESULT = "no_result"
 MEMORY = "memory"
 OUTPUT_LIMIT = "output_limit"
+INVALID_RESULT = "invalid_result"  # the child sent back something that is not a bounded plain-data result
+TAMPERED = "tampered"  # the student's code replaced what the probe relies on (the result's "tampered" evidence)
 
-ALL = (OK, TIMEOUT, CRASHED, NO_RESULT, MEMORY, OUTPUT_LIMIT)
+ALL = (OK, TIMEOUT, CRASHED, NO_RESULT, MEMORY, OUTPUT_LIMIT, INVALID_RESULT, TAMPERED)
 
 _MESSAGES = {
     OK: "코드가 끝까지 실행되었습니다.",
@@ -17,6 +19,9 @@ _MESSAGES = {
     MEMORY: "메모리 제한({memory})을 넘었습니다. 너무 큰 텐서나 리스트를 만들고 있지 않은지 확인해 주세요.",
     OUTPUT_LIMIT: "print 출력이나 돌려준 값이 너무 커서 실행을 중단했습니다. 반복문 안의 print를 줄여 주세요.",
     CRASHED: "코드를 실행하던 프로세스가 비정상적으로 끝났습니다. 다른 프로세스를 종료하거나 인터프리터를 망가뜨리는 코드가 없는지 확인해 주세요.",
+    INVALID_RESULT: "코드가 돌려준 결과를 채점할 수 없습니다(너무 깊게 중첩되었거나, 평범한 값이 아니거나, 형식이 깨졌습니다). "
+                    "채점기의 함수나 결과를 바꾸는 코드가 없는지 확인해 주세요.",
+    TAMPERED: "코드가 채점기(또는 채점기가 쓰는 라이브러리)의 함수를 바꿔 0점 처리했습니다. 과제의 함수만 작성해 주세요.",
     NO_RESULT: "결과를 돌려주기 전에 프로그램이 끝났습니다. sys.exit()나 os._exit()를 호출하지 않았는지 확인해 주세요.",
 }
 
@@ -73,5 +78,5 @@ def classify(*, exit_status, timed_out, output_exceeded, cpu_seconds, limits, re
     if signalled:
         return CRASHED
     if clean_exit and result is not None:
-        return OK
+        return TAMPERED if result.get("tampered") else OK
     return NO_RESULT

@@ -42,10 +42,10 @@ EXPECTED = {
     "functional_dropout": fails(95, {"dropout_eval"}, "dropout_eval_ignored"),  # F.dropout(p_attn, p): training=True
     "no_if_dropout": fails(38, NO_DROPOUT_MODULE, "dropout_none"),  # dropout(p_attn) with dropout=None
     # subsequent_mask
-    "triu_diagonal_0": fails(90, SUBSEQUENT_VALUES, "subsequent_diagonal"),
-    "triu_diagonal_neg1": fails(90, SUBSEQUENT_VALUES, "subsequent_diagonal"),
-    "tril_eq0": fails(90, SUBSEQUENT_VALUES, "subsequent_inverted"),
-    "forgot_eq0": fails(86, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_uint8",  # uint8 triu
+    "triu_diagonal_0": fails(88, SUBSEQUENT_VALUES, "subsequent_diagonal"),
+    "triu_diagonal_neg1": fails(88, SUBSEQUENT_VALUES, "subsequent_diagonal"),
+    "tril_eq0": fails(88, SUBSEQUENT_VALUES, "subsequent_inverted"),
+    "forgot_eq0": fails(85, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_uint8",  # uint8 triu
                         subsequent_mask_values="subsequent_inverted"),
     "float_mask": fails(96, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_float"),
     "no_batch_axis": fails(96, {"subsequent_mask_shape", "subsequent_mask_hidden"}, "subsequent_no_batch"),

@@ -34,6 +34,9 @@ BUGS = {
     "data_range": "데이터에 V 이상이거나 음수인 토큰이 있습니다. 토큰 번호는 1 이상 V 미만입니다: torch.randint(1, V, ...).",
     "data_seed": "torch.manual_seed를 같은 값으로 두 번 부르고 만든 데이터가 서로 다릅니다. torch의 난수(torch.randint)로 "
     "뽑아야 시드로 재현됩니다 (random 모듈이나 새 Generator를 쓰지 마세요).",
+    "data_values": "data_gen이 만든 토큰이 같은 시드의 기준 데이터와 다릅니다. torch.manual_seed 바로 뒤에 batch마다 "
+    "(batch_size, 10) 모양의 토큰을 torch.randint(1, V, ...) 한 번으로 뽑아야 시드가 같을 때 같은 데이터가 나옵니다 "
+    "(고정된 값, 다른 함수, 다른 순서로 뽑으면 달라집니다).",
     "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다: "
     "return sloss.data * norm, sloss",
     "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
@@ -133,7 +136,8 @@ def batches_problem(evidence, case):
 
 
 def tokens_problem(evidence, case):
-    """data_gen's tokens: the start symbol first, 1 ≤ token < V (no padding), repeatable under a seed."""
+    """data_gen's tokens: the start symbol first, 1 ≤ token < V (no padding), repeatable under a seed, and the very
+    values the solution draws under that seed."""
     batches = read_batches(evidence, case)
     vocab = probe.CASES[case].vocab
     src = torch.cat([decode(b["src"]) for b in batches])
@@ -145,6 +149,9 @@ def tokens_problem(evidence, case):
         return BUGS["data_range"]
     if not evidence.trace(case)["repeatable"]:
         return BUGS["data_seed"]
+    expected = torch.cat([decode(b["src"]) for b in evidence.reference(case)["batches"]])
+    if src.shape != expected.shape or not torch.equal(src, expected):  # the seeded values: constant data never passes
+        return BUGS["data_values"]
     return None
 
 

@@ -24,7 +24,9 @@ if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, 
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (pyplot and the font manager: once in the warm worker)
 from matplotlib.collections import QuadMesh  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
 
 GETTERS = ("get_encoder", "get_decoder_self", "get_decoder_src")
 START = 1  # the copy task's start symbol
@@ -187,12 +189,13 @@ def record_fill(namespace, case, inputs):
 
 def heatmaps(ax):
     """The heatmaps drawn on an axes: its images (imshow, matshow), then its pcolormesh meshes."""
-    return [*ax.images, *(item for item in ax.collections if isinstance(item, QuadMesh))]
+    return [*(item for item in ax.images if type(item) is AxesImage),
+            *(item for item in ax.collections if type(item) is QuadMesh)]
 
 
 def grid(heatmap, rows, cols):
     """(x of column 0's centre, x step, y of row 0's centre, y step) of a heatmap in data coordinates."""
-    if isinstance(heatmap, QuadMesh):
+    if type(heatmap) is QuadMesh:
         corners = heatmap.get_coordinates()
         x0, y0 = float(corners[0, 0, 0]), float(corners[0, 0, 1])
         dx, dy = (float(corners[0, -1, 0]) - x0) / cols, (float(corners[-1, 0, 1]) - y0) / rows
@@ -224,7 +227,7 @@ def drawn(ax, n_rows, n_cols):
         return {"heatmaps": 0}
     first = found[0]
     data = numpy.ma.getdata(first.get_array())
-    if isinstance(first, QuadMesh) and data.ndim == 1:
+    if type(first) is QuadMesh and data.ndim == 1:
         corners = first.get_coordinates()
         data = data.reshape(corners.shape[0] - 1, corners.shape[1] - 1)
     if data.ndim != 2:
@@ -280,9 +283,10 @@ def record_layer(namespace, case, attn):
     except BaseException as error:
         figures_made(before)
         return {"error": describe_exception(error), "calls": calls}
-    trace = {"calls": calls, "returned": type(figure).__name__, "figure": isinstance(figure, Figure)}
-    if isinstance(figure, Figure):
-        axes = [ax for ax in figure.axes if ax.get_label() != COLORBAR]
+    # exact types: an object whose `__class__` says Figure (or a subclass that overrides what is read) is no figure
+    trace = {"calls": calls, "returned": type(figure).__name__, "figure": type(figure) is Figure}
+    if type(figure) is Figure:
+        axes = [ax for ax in figure.axes if type(ax) is Axes and ax.get_label() != COLORBAR]
         trace["axes"] = [drawn(ax, case.rows, case.cols) for ax in axes if heatmaps(ax)]
         trace["empty_axes"] = sum(1 for ax in axes if not heatmaps(ax))
     figures_made(before)

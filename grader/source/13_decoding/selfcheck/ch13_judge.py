@@ -48,6 +48,8 @@ BUGS = {
     "고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
     "generator_skipped": "model.generator를 부르지 않고 decoder의 출력(d_model 차원) 가운데 가장 큰 칸을 골랐습니다. decoder "
     "출력을 model.generator에 넣어 어휘 크기의 log 확률로 바꾼 뒤 가장 큰 토큰을 고르세요.",
+    "not_decoded": "돌려준 토큰은 맞지만 모델로 decoding하지 않았습니다(model.generator를 토큰 수만큼 부르지 않았습니다). "
+    "source를 그대로 돌려주지 말고, 매 step decode한 마지막 위치의 출력을 model.generator에 넣어 다음 토큰을 고르세요.",
     "tokens": "고른 토큰이 기준과 다릅니다. 매 step 지금까지의 ys 전체를 causal mask와 함께 decode하고, 마지막 위치의 "
     "출력을 generator에 넣어 가장 큰 log 확률의 토큰을 이어 붙이세요.",
 }
@@ -122,7 +124,7 @@ def tokens_problem(evidence, case):
         return BUGS["start_ignored"]
     n = min(found.size(1), expected.size(1))
     if torch.equal(found[:, :n], expected[:, :n]):
-        return None
+        return decoding_problem(evidence, case, n)
     labels = MODELS.matching(evidence, case, student=found)
     if labels:
         return MODELS.explain(evidence, case, labels)
@@ -132,6 +134,15 @@ def tokens_problem(evidence, case):
     if not evidence.visible(case):
         return BUGS["tokens"]
     return f"{BUGS['tokens']} 돌려준 토큰 {found[0].tolist()}, 기준 {expected[0].tolist()}."
+
+
+def decoding_problem(evidence, case, n):
+    """On the copy model the source itself is the right answer: there the `n` tokens compared count only if the model
+    made them (a generator call for each token after the start symbol; the length is judged on its own)."""
+    if probe.CASES[case].model != "copy":
+        return None
+    found = (evidence.trace(case).get("calls") or {}).get("generator") or []
+    return None if len(found) >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]
 
 
 def length_problem(evidence, case):

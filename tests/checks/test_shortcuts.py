@@ -1,0 +1,165 @@
+"""Every hidden check needs the answer: per chapter, a "shortcut" that does none of the chapter's work (returns its
+input, constant data, the source itself) earns no hidden point, even where its output looks plausible."""
+import pytest
+
+from .chapters import each_chapter, grade
+
+pytestmark = pytest.mark.slow
+
+# Appended to the chapter's solution: every unit the chapter asks for is replaced by a shortcut.
+SHORTCUTS = {
+    "01": '''
+def attention(query, key, value, mask=None, dropout=None):
+    return value, torch.full((*query.shape[:-1], key.shape[-2]), 1.0 / key.shape[-2])
+''',
+    "02": '''
+def subsequent_mask(size):
+    return torch.ones(1, size, size, dtype=torch.bool)
+
+
+def attention(query, key, value, mask=None, dropout=None):
+    return value, torch.full((*query.shape[:-1], key.shape[-2]), 1.0 / key.shape[-2])
+''',
+    "03": '''
+def subsequent_mask(size):
+    return torch.ones(1, size, size, dtype=torch.bool)
+
+
+class MultiHeadedAttention(MultiHeadedAttention):
+    def forward(self, query, key, value, mask=None):
+        return query
+''',
+    "04": '''
+class PositionwiseFeedForward(PositionwiseFeedForward):
+    def forward(self, x):
+        return x
+''',
+    "05": '''
+class Embeddings(Embeddings):
+    def forward(self, x):
+        return torch.zeros(*x.shape, self.lut.embedding_dim)
+
+
+class PositionalEncoding(PositionalEncoding):
+    def forward(self, x):
+        return x
+''',
+    "06": '''
+class LayerNorm(LayerNorm):
+    def forward(self, x):
+        return x
+
+
+class SublayerConnection(SublayerConnection):
+    def forward(self, x, sublayer):
+        return x
+''',
+    "07": '''
+class EncoderLayer(EncoderLayer):
+    def forward(self, x, mask):
+        return x
+
+
+class Encoder(Encoder):
+    def forward(self, x, mask):
+        return x
+''',
+    "08": '''
+class DecoderLayer(DecoderLayer):
+    def forward(self, x, memory, src_mask, tgt_mask):
+        return x
+
+
+class Decoder(Decoder):
+    def forward(self, x, memory, src_mask, tgt_mask):
+        return x
+''',
+    "09": '''
+class Generator(Generator):
+    def forward(self, x):
+        return x
+
+
+class EncoderDecoder(EncoderDecoder):
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        return torch.zeros(*tgt.shape, self.generator.proj.in_features)
+
+
+def make_model(src_vocab, tgt_vocab, N=6, d_model=512, d_ff=2048, h=8, dropout=0.1):
+    return Generator(d_model, tgt_vocab)
+''',
+    "10": '''
+class Batch:
+    def __init__(self, src, tgt=None, pad=2):
+        self.src = src
+        self.src_mask = torch.ones(src.shape[0], 1, src.shape[1], dtype=torch.bool)
+        if tgt is not None:
+            self.tgt, self.tgt_y = tgt, tgt
+            self.tgt_mask = torch.ones(tgt.shape[0], tgt.shape[1], tgt.shape[1], dtype=torch.bool)
+            self.ntokens = tgt.numel()
+''',
+    "11": '''
+def rate(step, model_size, factor, warmup):
+    return 1.0
+
+
+class LabelSmoothing(LabelSmoothing):
+    def forward(self, x, target):
+        return (x * 0).sum()
+''',
+    "12": '''
+def data_gen(V, batch_size, nbatches):
+    for _ in range(nbatches):
+        data = torch.ones(batch_size, 10, dtype=torch.long)
+        yield Batch(data, data.clone(), 0)
+
+
+class SimpleLossCompute(SimpleLossCompute):
+    def __call__(self, x, y, norm):
+        return 0.0, (x * 0).sum()
+
+
+def run_epoch(data_iter, model, loss_compute, optimizer, scheduler, mode="train", accum_iter=1, train_state=None):
+    return 0.0, train_state if train_state is not None else TrainState()
+''',
+    "13": '''
+def greedy_decode(model, src, src_mask, max_len, start_symbol):
+    return src
+''',
+    "14": '''
+def fill_attention(model, src, src_mask, max_len, start_symbol):
+    return src
+
+
+def get_encoder(model, layer):
+    return None
+
+
+def get_decoder_self(model, layer):
+    return None
+
+
+def get_decoder_src(model, layer):
+    return None
+
+
+def attn_map(attn, head, row_tokens, col_tokens, max_dim, ax):
+    return ax
+
+
+def visualize_layer(model, layer, getter_fn, ntokens, row_tokens, col_tokens):
+    return Figure()
+''',
+}
+
+
+@pytest.mark.parametrize("chapter", each_chapter())
+def test_a_shortcut_earns_no_hidden_points(chapter, tmp_path):
+    """The solution with every unit of the chapter replaced by a shortcut scores 0 on every hidden check."""
+    path = tmp_path / "transformer.py"
+    path.write_text(chapter.solution.read_text(encoding="utf-8") + "\n" + SHORTCUTS[chapter.number], encoding="utf-8")
+    hidden = set(chapter.hidden_checks())
+    results = grade(chapter, path)
+    assert {r.name for r in results} >= hidden
+    paid = [(r.name, r.score) for r in results if r.name in hidden and r.score > 0]
+    assert paid == []

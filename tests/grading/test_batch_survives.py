@@ -1,0 +1,122 @@
+"""One submission never sinks the batch: hostile results beside honest neighbours, `--jobs 1` and `--jobs 2`."""
+import csv
+
+import pytest
+
+from grader.checks import ch01_judge
+from grader.grading import judging
+from grader.grading.collect import Inputs
+from grader.grading.command import _grade
+from grader.grading.course import Course
+from grader.sandbox import Limits, SandboxPool
+
+from .helpers import CHAPTER, grade, results, solution_source
+
+pytestmark = [pytest.mark.grading, pytest.mark.slow]
+
+# Each writes its own "result" straight to the child's result pipe (fd 3) and leaves, or hands the probe's
+# encoder something it refuses: what a student who reads the grader's source can do.
+_RAW = '''
+import os, struct
+payload = {payload!r}
+os.write(3, struct.pack(">Q", len(payload)) + payload)
+os._exit(0)
+'''
+_PROBE = '''
+import sys
+probe = sys.modules["grader.checks.ch01_probe"]
+def run_case(module, name):
+    return {value}
+probe.run_case = run_case
+'''
+HOSTILE = {
+    "deep": _RAW.format(payload=b'{"traces":{"seed":' + b"[" * 985 + b"]" * 985 + b"}}"),
+    "bad_utf8": _RAW.format(payload=b'{"traces":{"seed":{"error":{"type":"X","message":"\xff\xfe"}}}}'),
+    "bad_json": _RAW.format(payload=b'{"traces":{"seed":[1,2'),
+    "not_a_result": _RAW.format(payload=b'[1, 2, 3]'),
+    "unencodable": _PROBE.format(value="object()"),
+    "nan_keys": _PROBE.format(value='{float("nan"): float("nan"), "kind": {1.5: [float("inf")]}}'),
+}
+# Strange but well-formed: graded as usual (0 points), written as valid UTF-8.
+ODD = {
+    "surrogates": _RAW.format(payload=b'{"traces":{"seed":{"error":{"type":"X\\udc80","message":"\\ud800"}}}}'),
+    "wide": _PROBE.format(value="[0] * 200_000"),
+}
+INVALID = {"deep", "bad_utf8", "bad_json", "not_a_result", "unencodable"}
+
+
+@pytest.fixture(scope="module")
+def hostile_class(tmp_path_factory):
+    """Three honest solutions around the hostile and odd submissions."""
+    folder = tmp_path_factory.mktemp("hostile")
+    for name in ("honest_a", "honest_b", "honest_c"):
+        (folder / f"{name}.py").write_text(solution_source(), encoding="utf-8")
+    for name, source in {**HOSTILE, **ODD}.items():
+        (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module", params=["1", "2"])
+def graded(request, hostile_class, tmp_path_factory):
+    """`grade 01 <folder> --jobs N`: (CompletedProcess, {id: results document}, grades.csv rows, output folder)."""
+    out = tmp_path_factory.mktemp(f"graded{request.param}")
+    done = grade(["01", hostile_class, "--jobs", request.param, "--out", out])
+    with open(out / "grades.csv", encoding="utf-8") as handle:
+        rows = {row["submission"]: row for row in csv.DictReader(handle)}
+    return done, results(out), rows, out
+
+
+def test_batch_finishes_and_honest_neighbours_get_full_marks(graded):
+    """Exit 0; every submission has its result file, CSV row and feedback page; the honest ones score 100."""
+    done, found, rows, out = graded
+    assert done.returncode == 0, done.stderr
+    expected = {"honest_a", "honest_b", "honest_c", *HOSTILE, *ODD}
+    assert set(found) == set(rows) == expected
+    assert (out / "report.html").is_file()
+    for name in ("honest_a", "honest_b", "honest_c"):
+        assert found[name]["status"] == "ok"
+        assert found[name]["score"] == found[name]["max_score"] > 0
+        assert (out / "feedback" / name / "feedback.html").is_file()
+
+
+def test_each_hostile_result_is_its_own_korean_status(graded):
+    """Unreadable results are "invalid_result": 0 points, the Korean reason on every check."""
+    _, found, rows, _ = graded
+    for name in INVALID:
+        assert found[name]["status"] == "invalid_result", name
+        assert found[name]["score"] == 0 and rows[name]["score"] == "0"
+        assert all("채점할 수 없는 결과" in test["output"] for test in found[name]["tests"]), name
+
+
+def test_odd_but_plain_results_are_judged_and_written(graded):
+    """NaN keys, lone surrogates and a 200,000-value trace per case are judged like any wrong answer: 0 points, valid files."""
+    _, found, _, out = graded
+    for name in ("nan_keys", *ODD):
+        assert found[name]["status"] == "ok", name
+        assert found[name]["score"] == 0, name
+        (out / "results" / f"{name}.json").read_bytes().decode("utf-8")
+
+
+def test_a_judge_bug_costs_only_its_submission(tmp_path, monkeypatch, capfd):
+    """A grader bug while judging one submission gives it "grader_error" (0 points, Korean) with the traceback on
+    stderr; its neighbours are judged and written as usual."""
+    for name in ("victim", "neighbour"):
+        (tmp_path / f"{name}.py").write_text(solution_source(), encoding="utf-8")
+    outcome = judging.Judge.outcome
+
+    def buggy(self, run):
+        if run.submission_id == "victim":
+            raise ZeroDivisionError("a bug of ours")
+        return outcome(self, run)
+
+    monkeypatch.setattr(judging.Judge, "outcome", buggy)
+    limits = Limits()
+    with Inputs([str(tmp_path / "victim.py"), str(tmp_path / "neighbour.py")], CHAPTER, Course()) as inputs, \
+            SandboxPool(probe_module="grader.checks.ch01_probe", jobs=2, limits=limits) as pool:
+        report = _grade(inputs.submissions, pool, ch01_judge, limits, tmp_path / "out")
+    found = results(tmp_path / "out")
+    assert found["victim"]["status"] == "grader_error" and found["victim"]["score"] == 0
+    assert all("채점기 내부 오류" in test["output"] for test in found["victim"]["tests"])
+    assert found["neighbour"]["status"] == "ok" and found["neighbour"]["score"] == found["neighbour"]["max_score"]
+    assert {row.submission_id for row in report.rows} == {"victim", "neighbour"}
+    assert "ZeroDivisionError: a bug of ours" in capfd.readouterr().err
