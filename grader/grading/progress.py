@@ -2,6 +2,8 @@
 import sys
 import time
 
+from grader.checks.results import number
+
 
 class Progress:
     """Counts finished submissions out of `total` and shows it."""
@@ -17,7 +19,7 @@ class Progress:
     def update(self, row):
         """One more submission is done (`row` is its report.Row)."""
         self.done += 1
-        score = f"{row.score:g}/{row.max_score:g}"
+        score = f"{number(row.score)}/{number(row.max_score)}"
         if self.tty:
             filled = int(self.width * self.done / max(1, self.total))
             bar = "#" * filled + "." * (self.width - filled)

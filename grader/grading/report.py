@@ -102,10 +102,8 @@ class Report:
 
 
 def _number(value):
-    """4.0 → "4", 2.5 → "2.5", 3.3333 → "3.3333" (scores are rounded to 4 decimals)."""
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
-    return str(value)
+    """A score for grades.csv with at most two decimals (4.0 → "4", 2.5 → "2.5", 3.3333 → "3.33")."""
+    return gradescope_results.number(value) if isinstance(value, float) else str(value)
 
 
 def _write_atomic(path, text):

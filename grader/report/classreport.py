@@ -1,6 +1,8 @@
 """The instructor's Korean class report (`report.md`, `report.html`): scores, pass rates, what to re-teach."""
 from pathlib import Path
 
+from grader.checks.results import number
+
 from . import charts, diagnoses, page, stats, texts
 
 TOP_TOPICS = 10
@@ -19,7 +21,7 @@ def class_table(results, bugs, cases, width=None):
         top = found[0] if found else "—"
         if width and len(top) > width:
             top = top[: width - 1] + "…"
-        rows.append((result.student, f"{round(result.score, 2):g}/{result.max_score:g}", result.status, top))
+        rows.append((result.student, f"{number(result.score)}/{number(result.max_score)}", result.status, top))
     return rows
 
 
@@ -51,9 +53,9 @@ def blocks(results, chapter_id, wall_seconds=None):
         return [page.Text(NOTHING)]
     top, numbers = stats.max_score(results), stats.scores(results)
     counts = stats.statuses(results)
-    out = [page.Text(f"제출 {len(results)}건, 만점 {top:g}점. 평균 {numbers['mean']:.1f}점, 중앙값 "
-                     f"{round(numbers['median'], 2):g}점, 최저 {round(numbers['min'], 2):g}점, 최고 "
-                     f"{round(numbers['max'], 2):g}점. 실행 상태: "
+    out = [page.Text(f"제출 {len(results)}건, 만점 {number(top)}점. 평균 {number(numbers['mean'])}점, 중앙값 "
+                     f"{number(numbers['median'])}점, 최저 {number(numbers['min'])}점, 최고 "
+                     f"{number(numbers['max'])}점. 실행 상태: "
                      + ", ".join(f"{status} {n}건" for status, n in sorted(counts.items())) + ".")]
     bins = stats.histogram(results)
     out += [page.Heading("점수 분포"), charts.histogram(bins, top),
@@ -61,7 +63,7 @@ def blocks(results, chapter_id, wall_seconds=None):
     rates = stats.pass_rates(results)
     out += [page.Heading("검사별 통과율"), charts.pass_rates(rates),
             page.Table(("검사", "제목", "구분", "배점", "통과", "통과율"), tuple(
-                (name, e["title"], "공개" if e["visible"] else "숨김", f"{e['points']:g}",
+                (name, e["title"], "공개" if e["visible"] else "숨김", number(e['points']),
                  f"{e['passed']}/{e['total']}", f"{100 * e['rate']:.0f}%") for name, e in rates.items()))]
     topics = stats_topics(results, bugs, cases)
     out += [page.Heading("다시 가르칠 것: 가장 많이 나온 진단"),

@@ -1,12 +1,14 @@
 """One student's Korean feedback page: score table, diagnoses of failed checks, the chapter's declared picture."""
 from pathlib import Path
 
+from grader.checks.results import number
+
 from . import diagnoses, heatmap, page, picture, texts
 from .results import OK, diagnosis, title
 
 
 def _points(value):
-    return f"{round(float(value), 2):g}"
+    return number(value)
 
 
 def blocks(result, chapter_id):

@@ -213,7 +213,7 @@ def _run_check(check, evidence):
         verdict = Verdict(finding.fraction, finding.message)
     fraction = min(1.0, max(0.0, verdict.fraction))
     message = "" if fraction >= 1.0 else verdict.message
-    return CheckResult(check.name, check.title, check.points, round(check.points * fraction, 4), check.visible, message)
+    return CheckResult(check.name, check.title, check.points, round(check.points * fraction, 2), check.visible, message)
 
 
 def outcome_failure(outcome):
