@@ -3,6 +3,7 @@ import sys
 import time
 
 from grader.checks.results import number
+from grader.report.texts import status_word
 
 
 class Progress:
@@ -23,10 +24,10 @@ class Progress:
         if self.tty:
             filled = int(self.width * self.done / max(1, self.total))
             bar = "#" * filled + "." * (self.width - filled)
-            line = f"\r[{bar}] {self.done}/{self.total} {row.submission_id[:24]:<24} {score:>9} {row.status:<12}"
+            line = f"\r[{bar}] {self.done}/{self.total} {row.submission_id[:24]:<24} {score:>9} {status_word(row.status):<10}"
             self.stream.write(line)
         else:
-            self.stream.write(f"[{self.done}/{self.total}] {row.submission_id}: {score} ({row.status})\n")
+            self.stream.write(f"[{self.done}/{self.total}] {row.submission_id}: {score} ({status_word(row.status)})\n")
         self.stream.flush()
 
     def finish(self):

@@ -21,7 +21,8 @@ def class_table(results, bugs, cases, width=None):
         top = found[0] if found else "—"
         if width and len(top) > width:
             top = top[: width - 1] + "…"
-        rows.append((result.student, f"{number(result.score)}/{number(result.max_score)}", result.status, top))
+        rows.append((result.student, f"{number(result.score)}/{number(result.max_score)}", texts.status_word(result.status),
+                     top))
     return rows
 
 
@@ -56,7 +57,7 @@ def blocks(results, chapter_id, wall_seconds=None):
     out = [page.Text(f"제출 {len(results)}건, 만점 {number(top)}점. 평균 {number(numbers['mean'])}점, 중앙값 "
                      f"{number(numbers['median'])}점, 최저 {number(numbers['min'])}점, 최고 "
                      f"{number(numbers['max'])}점. 실행 상태: "
-                     + ", ".join(f"{status} {n}건" for status, n in sorted(counts.items())) + ".")]
+                     + ", ".join(f"{texts.status_word(status)} {n}건" for status, n in sorted(counts.items())) + ".")]
     bins = stats.histogram(results)
     out += [page.Heading("점수 분포"), charts.histogram(bins, top),
             page.Table(("점수 구간", "제출 수"), tuple((b.label, str(b.count)) for b in bins))]
@@ -74,7 +75,7 @@ def blocks(results, chapter_id, wall_seconds=None):
     problems = stats.problems(results)
     out.append(page.Heading("정상적으로 실행되지 않은 제출"))
     out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
-        (r.student, r.submission, r.status, texts.instructor(r.status), _s(r.seconds)) for r in problems))
+        (r.student, r.submission, texts.status_word(r.status), texts.instructor(r.status), _s(r.seconds)) for r in problems))
         if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]

@@ -1,6 +1,7 @@
 """One student's Korean feedback page: score table, diagnoses of failed checks, the chapter's declared picture."""
 from pathlib import Path
 
+from grader.checks.korean import attach
 from grader.checks.results import number
 
 from . import diagnoses, heatmap, page, picture, texts
@@ -106,9 +107,9 @@ def _picture(result, chapter_id):
 def _missing_note(result, declaration):
     label, words = declaration.label, declaration.wording
     if result.picture.get("student") is None:
-        why = f"이 입력에서 {label}을(를) 얻지 못했습니다({words['missing']})"
+        why = f"이 입력에서 {attach(label, '을')} 얻지 못했습니다({words['missing']})"
     else:
-        why = f"돌려준 {label}이(가) ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
+        why = f"돌려준 {attach(label, '이')} ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
     return f"제출한 코드의 그림은 그릴 수 없습니다: {why}. 아래에는 기준 그림만 보여 줍니다."
 
 

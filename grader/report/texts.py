@@ -1,4 +1,5 @@
 """Fixed Korean wording of the pages: run statuses (students, instructors), the self-check instructions, pictures."""
+from grader.checks.korean import attach
 
 STUDENT = {
     "ok": "코드가 끝까지 실행되었습니다.",
@@ -8,6 +9,18 @@ STUDENT = {
     "crashed": "코드를 실행하던 프로세스가 비정상적으로 끝났습니다. 인터프리터를 망가뜨리는 코드가 없는지 확인해 주세요.",
     "no_result": "결과를 돌려주기 전에 프로그램이 끝났습니다. sys.exit()나 os._exit()를 호출하지 않았는지 확인해 주세요.",
     "unreadable": "제출 파일을 읽을 수 없습니다. 파일 형식(.ipynb 또는 .py)과 인코딩(UTF-8)을 확인해 주세요.",
+}
+
+# A run status in one or two words, where the instructor counts or lists them (report, CLI, progress).
+STATUS = {
+    "ok": "정상",
+    "timeout": "시간 초과",
+    "memory": "메모리 초과",
+    "output_limit": "출력 초과",
+    "crashed": "비정상 종료",
+    "no_result": "결과 없음",
+    "unreadable": "파일 읽기 실패",
+    "grader_error": "채점 오류",
 }
 
 INSTRUCTOR = {
@@ -112,12 +125,17 @@ PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "n
 
 def _picture_default(label):
     """The wording of a label without its own: what it is and why it may be missing, spelled from the label."""
-    return {"what": f"돌려준 {label}", "missing": f"코드가 오류로 끝났거나 {label}을(를) 돌려주지 않았습니다"}
+    return {"what": f"돌려준 {label}", "missing": f"코드가 오류로 끝났거나 {attach(label, '을')} 돌려주지 않았습니다"}
 
 
 def student(status):
     """A Korean sentence about a run status."""
     return STUDENT.get(status, f"실행 상태: {status}")
+
+
+def status_word(status):
+    """The status in Korean words (정상, 시간 초과, …); an unknown code is named as one."""
+    return STATUS.get(status, f"알 수 없는 상태({status})")
 
 
 def instructor(status):

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from grader.report import classreport
+from grader.report import classreport, page
 from grader.report.results import diagnosis, load
 
 from .conftest import BROKEN, GRADED
@@ -92,7 +92,7 @@ def test_diagnosis_counts_match(report, documents):
                   if any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
         assert count == len(having), text
     for text, count in topics[: classreport.TOP_TOPICS]:
-        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", chr(92) + "|")
+        escaped = page.md_text(text).replace("|", chr(92) + "|")
         assert f"| {count} | {escaped} |" in markdown
     counts = [count for _, count in topics]
     assert counts == sorted(counts, reverse=True)

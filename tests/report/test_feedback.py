@@ -8,7 +8,7 @@ import pytest
 from grader import paths
 from grader.build import regions
 from grader.checks import judge_module, references
-from grader.report import picture
+from grader.report import page, picture
 from grader.report.results import diagnosis
 
 from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
@@ -30,8 +30,8 @@ def _texts(folder):
 
 
 def _md(text):
-    """`text` as the Markdown page writes it (markup characters as entities)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """`text` as the Markdown page writes it (a backslash only where a renderer would read HTML)."""
+    return page.md_text(text)
 
 
 def _heatmaps(html):
