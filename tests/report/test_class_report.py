@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from grader.report import classreport, page
+from grader.report import classreport, page, texts
 from grader.report.results import diagnosis, load
 
 from .conftest import BROKEN, GRADED
@@ -67,7 +67,7 @@ def test_score_summary_matches(report, documents):
     scores = [d["score"] for d in documents.values()]
     assert summary["scores"]["mean"] == pytest.approx(sum(scores) / len(scores))
     assert summary["scores"]["min"] == min(scores) and summary["scores"]["max"] == max(scores)
-    assert f"제출 {len(scores)}건" in markdown and f"평균 {sum(scores) / len(scores):.1f}점" in markdown
+    assert f"제출 {len(scores)}건" in markdown and f"평균 {round(sum(scores) / len(scores), 2):g}점" in markdown
 
 
 def test_pass_rates_match(report, documents):
@@ -113,7 +113,7 @@ def test_problem_runs_are_listed(report, documents):
     assert expected == {(student, status) for student, (status, _, _) in BROKEN.items()}
     assert summary["statuses"] == dict(Counter(d["status"] for d in documents.values()))
     for student, status in expected:
-        assert re.search(rf"\| {student} \| {student}-1 \| {status} \|", markdown)
+        assert re.search(rf"\| {student} \| {student}-1 \| {texts.status_word(status)} \|", markdown)
 
 
 def test_grading_time_matches(report, documents):
@@ -130,7 +130,7 @@ def test_class_table_lists_everyone(report, documents):
     """The class table has one row per submission, with its score and status."""
     markdown, _ = report
     for student, document in documents.items():
-        assert re.search(rf"\| {student} \| {round(document['score'], 2):g}/100 \| {document['status']} \|", markdown)
+        assert re.search(rf"\| {student} \| {round(document['score'], 2):g}/100 \| {texts.status_word(document['status'])} \|", markdown)
     assert len(documents) == len(GRADED) + len(BROKEN)
 
 
