@@ -43,8 +43,9 @@ def summary(results, chapter_id, wall_seconds=None):
 
 
 def stats_topics(results, bugs, cases):
-    """[(topic, submissions)] most frequent first."""
-    return diagnoses.frequent(results, bugs, cases).most_common()
+    """[(topic, submissions)] most frequent first, over the submissions whose file could be read (an empty or broken
+    file is no concept to re-teach: the report lists those apart)."""
+    return diagnoses.frequent([r for r in results if not r.file_problem], bugs, cases).most_common()
 
 
 def blocks(results, chapter_id, wall_seconds=None):
@@ -68,14 +69,15 @@ def blocks(results, chapter_id, wall_seconds=None):
                  f"{e['passed']}/{e['total']}", f"{100 * e['rate']:.0f}%") for name, e in rates.items()))]
     topics = stats_topics(results, bugs, cases)
     out += [page.Heading("다시 가르칠 것: 가장 많이 나온 진단"),
-            page.Text("진단은 제출마다 한 번만 셉니다 (알려진 버그의 설명은 검사와 입력이 달라도 하나로 묶습니다).")]
+            page.Text("진단은 제출마다 한 번만 셉니다 (알려진 버그의 설명은 검사와 입력이 달라도 하나로 묶습니다). "
+                      "파일을 읽지 못한 제출은 세지 않고 아래 '정상적으로 실행되지 않은 제출'에 이유와 함께 둡니다.")]
     out.append(page.Table(("제출 수", "진단 (학생이 읽는 그대로)", "예"), tuple(
         (str(n), text, ", ".join(_students_with(results, text, bugs, cases)[:5])) for text, n in topics[:TOP_TOPICS]))
         if topics else page.Text("실패한 검사가 없습니다."))
     problems = stats.problems(results)
     out.append(page.Heading("정상적으로 실행되지 않은 제출"))
     out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
-        (r.student, r.submission, texts.status_word(r.status), texts.instructor(r.status), _s(r.seconds)) for r in problems))
+        (r.student, r.submission, texts.status_word(r.status), _meaning(r), _s(r.seconds)) for r in problems))
         if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]
@@ -87,6 +89,13 @@ def blocks(results, chapter_id, wall_seconds=None):
     out += [page.Heading("학급 표"),
             page.Table(("학생", "점수", "상태", "주요 진단"), tuple(class_table(results, bugs, cases)))]
     return out
+
+
+def _meaning(result):
+    """What a problem status means; for an unreadable file, why (the reason the student reads)."""
+    if result.file_problem and result.reason:
+        return f"{texts.instructor(result.status)}: {result.reason}"
+    return texts.instructor(result.status)
 
 
 def _students_with(results, text, bugs, cases):

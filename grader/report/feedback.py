@@ -8,6 +8,14 @@ from . import diagnoses, heatmap, page, picture, texts
 from .results import OK, diagnosis, title
 
 
+def _status_banner(result):
+    """The banner of a run that did not end well; for an unreadable file the reason itself (empty, not UTF-8,
+    not a notebook, cut short) comes first."""
+    if result.file_problem and result.reason:
+        return f"제출 파일을 읽지 못했습니다: {result.reason}"
+    return f"실행 상태: {texts.student(result.status)}"
+
+
 def _points(value):
     return number(value)
 
@@ -17,7 +25,7 @@ def blocks(result, chapter_id):
     out = [page.Text(f"점수: {_points(result.score)} / {_points(result.max_score)}점 ({_split(result)})")]
     out += [page.Text(f"※ {note}", quote=True) for note in result.data.get("notes") or () if isinstance(note, str)]
     if result.status != OK:
-        out.append(page.Text(f"실행 상태: {texts.student(result.status)}", quote=True))
+        out.append(page.Text(_status_banner(result), quote=True))
     out += [page.Heading("검사별 점수"), _table(result)]
     out += _causes(result, chapter_id)
     out += _diagnoses(result)

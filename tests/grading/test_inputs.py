@@ -197,13 +197,15 @@ def test_entry_larger_than_declared_is_cut_off(course, tmp_path):
 
 
 @pytest.mark.parametrize("name, message", [
-    ("corrupt.ipynb", "손상되어"),
+    ("corrupt.ipynb", "중간에서 잘려"),
+    ("not_a_notebook.ipynb", "Jupyter 노트북이 아닙니다"),
     ("euc_kr.py", "UTF-8"),
     ("empty.py", "비어 있습니다"),
     ("no_code_cells.ipynb", "코드 셀이 없습니다"),
 ])
 def test_bad_files_become_korean_problems(course, name, message):
-    """Corrupt, non-UTF-8, empty and cell-less files are listed but read() raises a Korean SubmissionError."""
+    """Cut-short, not-a-notebook, non-UTF-8, empty and cell-less files are listed but read() raises a Korean
+    SubmissionError that says which of these it is."""
     with collect([SUBMISSIONS / name], course) as inputs:
         (submission,) = inputs.submissions
         with pytest.raises(SubmissionError, match=message):

@@ -88,8 +88,8 @@ def test_diagnosis_counts_match(report, documents):
     topics = summary["topics"]
     assert topics, "some fixtures fail, so there are diagnoses"
     for text, count in topics:
-        having = [d for d in documents.values()
-                  if any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
+        having = [d for d in documents.values() if d["status"] != "unreadable"
+                  and any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
         assert count == len(having), text
     for text, count in topics[: classreport.TOP_TOPICS]:
         escaped = page.md_text(text).replace("|", chr(92) + "|")
@@ -114,6 +114,16 @@ def test_problem_runs_are_listed(report, documents):
     assert summary["statuses"] == dict(Counter(d["status"] for d in documents.values()))
     for student, status in expected:
         assert re.search(rf"\| {student} \| {student}-1 \| {texts.status_word(status)} \|", markdown)
+
+
+def test_file_problems_are_kept_apart_from_concepts(report):
+    """An unreadable file is listed with its reason among the problem runs, never as a concept to re-teach."""
+    markdown, summary = report
+    reason = BROKEN["garbled"][2]
+    assert all(reason not in text for text, _ in summary["topics"])
+    teach = markdown.split("## 다시 가르칠 것", 1)[1].split("## 정상적으로 실행되지 않은 제출", 1)
+    assert reason not in teach[0]
+    assert re.search(rf"\| garbled \| garbled-1 \| 파일 읽기 실패 \| [^|]*{re.escape(page.md_text(reason))}", teach[1])
 
 
 def test_grading_time_matches(report, documents):

@@ -108,6 +108,15 @@ def test_run_status_is_explained(graded):
     assert "시간 제한을 넘어 실행을 중단했습니다" in markdown
 
 
+def test_unreadable_banner_says_why(graded):
+    """An unreadable file's banner, the first thing after the score, names the reason (here: cut short), not a
+    generic hint about formats and encodings."""
+    markdown, _ = _texts(_folder(graded, "garbled"))
+    banner = next(line for line in markdown.splitlines() if line.startswith("> "))
+    assert banner.startswith("> 제출 파일을 읽지 못했습니다: ") and BROKEN["garbled"][2] in banner
+    assert "인코딩" not in markdown
+
+
 def test_student_text_is_escaped_in_html(graded):
     """Text that came from a submission (error messages) cannot inject markup into the page."""
     _, html = _texts(_folder(graded, "crasher"))
