@@ -35,6 +35,10 @@ def document(submission, verdicts, run=None):
     track = tracks.track_of(getattr(submission, "file_name", ""))
     extra["track"] = track
     output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
+    superseded = getattr(submission, "superseded", ())
+    if superseded:  # older attempts of the same student, not graded: named, never dropped silently
+        extra["superseded"] = [dict(attempt) for attempt in superseded]
+        extra["graded_attempt"] = {"timestamp": submission.timestamp, "origin": submission.origin}
     if verdicts.notes:
         extra["notes"] = list(verdicts.notes)
         output += [f"※ {note}" for note in verdicts.notes]

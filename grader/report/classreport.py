@@ -38,6 +38,7 @@ def summary(results, chapter_id, wall_seconds=None):
         "topics": stats_topics(results, bugs, cases),
         "statuses": dict(stats.statuses(results)),
         "problems": [(r.student, r.submission, r.status) for r in stats.problems(results)],
+        "superseded": [(r.student, _attempt(a), r.graded_attempt) for r in results for a in r.superseded],
         "timing": {k: v for k, v in stats.timing(results, wall_seconds).items() if k != "slowest"},
     }
 
@@ -79,6 +80,7 @@ def blocks(results, chapter_id, wall_seconds=None):
     out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
         (r.student, r.submission, texts.status_word(r.status), _meaning(r), _s(r.seconds)) for r in problems))
         if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
+    out += _superseded(results)
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]
     rows = [("제출별 채점 시간의 합", _s(timing["total"]) + f" ({timing['timed']}건 측정)"),
@@ -89,6 +91,20 @@ def blocks(results, chapter_id, wall_seconds=None):
     out += [page.Heading("학급 표"),
             page.Table(("학생", "점수", "상태", "주요 진단"), tuple(class_table(results, bugs, cases)))]
     return out
+
+
+def _superseded(results):
+    """The older attempts set aside for a newer one of the same student (none is dropped without a word)."""
+    rows = tuple((r.student, _attempt(a), r.graded_attempt) for r in results for a in r.superseded)
+    heading = page.Heading("채점하지 않은 이전 시도")
+    if not rows:
+        return [heading, page.Text("없음: 학생마다 시도가 하나였습니다.")]
+    return [heading, page.Text("한 학생이 여러 번 제출하면 가장 새로운 시도만 채점합니다."),
+            page.Table(("학생", "채점하지 않은 시도", "채점한 시도"), rows)]
+
+
+def _attempt(attempt):
+    return str(attempt.get("timestamp") or attempt.get("origin") or "—")
 
 
 def _meaning(result):

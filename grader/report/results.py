@@ -59,6 +59,19 @@ class Result:
         return lines[0].strip() if lines else ""
 
     @property
+    def superseded(self):
+        """The older attempts of this student that were not graded ([{"timestamp", "origin"}, …])."""
+        found = self.data.get("superseded")
+        return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+
+    @property
+    def graded_attempt(self):
+        """The attempt that was graded when older ones were set aside: its timestamp (or where it came from)."""
+        graded = self.data.get("graded_attempt")
+        graded = graded if isinstance(graded, dict) else {}
+        return str(graded.get("timestamp") or graded.get("origin") or self.submission)
+
+    @property
     def file_problem(self):
         """Whether the submission's file could not be read (a problem of the file, not of a concept)."""
         return self.status == UNREADABLE

@@ -1,4 +1,5 @@
 """The class report: its numbers agree with the results.json files, its charts are valid PNGs."""
+import json
 import re
 from collections import Counter
 
@@ -124,6 +125,22 @@ def test_file_problems_are_kept_apart_from_concepts(report):
     teach = markdown.split("## 다시 가르칠 것", 1)[1].split("## 정상적으로 실행되지 않은 제출", 1)
     assert reason not in teach[0]
     assert re.search(rf"\| garbled \| garbled-1 \| 파일 읽기 실패 \| [^|]*{re.escape(page.md_text(reason))}", teach[1])
+
+
+def test_superseded_attempts_are_listed(tmp_path, documents):
+    """An older attempt set aside for a newer one appears in the report (student, its timestamp, the graded one)
+    and in the summary data."""
+    from grader.report import write_all
+
+    document = dict(documents["solution"], superseded=[{"timestamp": "2024-03-01-10-00-00", "origin": "class.zip:a"}],
+                    graded_attempt={"timestamp": "2024-03-03-10-00-00", "origin": "class.zip:b"})
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "solution.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    write_all(tmp_path, "01")
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "| solution | 2024-03-01-10-00-00 | 2024-03-03-10-00-00 |" in markdown
+    assert classreport.summary(load(tmp_path), "01_attention")["superseded"] == [
+        ("solution", "2024-03-01-10-00-00", "2024-03-03-10-00-00")]
 
 
 def test_grading_time_matches(report, documents):
