@@ -221,9 +221,12 @@ def outcome_failure(outcome):
     if "failure" in outcome:
         return outcome["failure"]
     if "load_error" in outcome:
+        from .errortext import cuda_problem
         from .loading import place
 
         error = outcome["load_error"]
+        if isinstance(error, dict) and cuda_problem(error):
+            return cuda_problem(error)
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
         where = place(error.get("where"))
         return messages.load_error(f"{detail}{', ' + where if where else ''}")
