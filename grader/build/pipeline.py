@@ -33,7 +33,8 @@ def generate(with_release=True):
         files[chapter.reference_file] = shipping.dump_json(document)
         for relative, data in exercise.files(chapter, document, files).items():
             files[paths.EXERCISES / chapter.id / relative] = data
-        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter), **shipping.files(chapter, document, files)}
+        package = shipping.files(chapter, document, files)
+        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter, package), **package}
         nbgrader_sources[chapter.id] = source
         for relative, data in source.items():
             files[paths.NBGRADER_SOURCE / chapter.id / relative] = data
