@@ -43,6 +43,10 @@ c.IgnorePattern.pattern = r"(?m)^\S.*:\d+: \w*Warning: "
 c.FileNameCollectorPlugin.named_regexp = NAMED_REGEXP
 c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py"]
 
+# `nbgrader export` writes scores with two decimals at most, as the grader shows them (nbgrader's own CSV plugin
+# writes its float sums as they come, e.g. 38.330000000000005).
+c.ExportApp.plugin_class = "grader.grading.export.TwoDecimalCsvExport"
+
 # `python -m grader grade` writes scores into a gradebook only when asked: `--gradebook PATH`, or this
 # setting (a path relative to the course root). Uncomment it in a course that always grades into its gradebook.
 # c.GraderGrade.gradebook = "gradebook.db"

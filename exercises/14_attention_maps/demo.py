@@ -23,7 +23,7 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=
 scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=lambda step: rate(step, 32, factor=1.0, warmup=60))
 model.train()
 for epoch in range(4):
-    with contextlib.redirect_stdout(io.StringIO()):  # Epoch Step 줄은 감춘다 (Tokens / Sec는 컴퓨터마다 다르다)
+    with contextlib.redirect_stdout(io.StringIO()):  # 학습 단계 줄은 감춘다 (초당 토큰은 컴퓨터마다 다르다)
         loss, _ = run_epoch(data_gen(V, 30, 50), model, SimpleLossCompute(model.generator, criterion), optimizer,
                             scheduler)
     print(f"   에포크 {epoch + 1}: 학습 손실 {float(loss):.3f}")

@@ -2,7 +2,7 @@
 import json
 
 
-from . import chaptertext, codechange, headers
+from . import chaptertext, codechange, embedded, headers
 from .regions import BEGIN_HIDDEN, END_HIDDEN
 
 ANSWER_NOTE = (
@@ -29,8 +29,9 @@ def _markdown(cell_id, text):
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": text}
 
 
-def _code(cell_id, text, nbgrader=None):
+def _code(cell_id, text, nbgrader=None, extra=None):
     metadata = {"nbgrader": nbgrader} if nbgrader else {}
+    metadata.update(extra or {})
     return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": metadata, "outputs": [], "source": text}
 
 
@@ -52,8 +53,15 @@ def check_cell(chapter, check):
     return _code(check.name, "\n".join(lines), metadata)
 
 
-def cells(chapter):
-    """The notebook's cells, in the order of the chapter text."""
+def setup_cell(package):
+    """The read-only, ungraded cell that unpacks the embedded `selfcheck` package when it is not importable."""
+    return _code(embedded.CELL_ID, embedded.setup_source(package).rstrip("\n"), _nbgrader(embedded.CELL_ID, locked=True),
+                 embedded.METADATA)
+
+
+def cells(chapter, package=None):
+    """The notebook's cells, in the order of the chapter text; with `package` ({`selfcheck/…`: bytes}) the check cells
+    are preceded by the setup cell carrying it."""
     out = []
     for index, (kind, value) in enumerate(chaptertext.parts(chapter)):
         if kind == "markdown":
@@ -68,14 +76,16 @@ def cells(chapter):
             out.append(_code("demo", chaptertext.demo_for_notebook(chapter).rstrip("\n"), _nbgrader("demo", locked=True)))
         elif value == "checks":
             out.append(_markdown("checks-note", CHECKS_NOTE.format(notebook=f"{chapter.id}.ipynb")))
+            if package:
+                out.append(setup_cell(package))
             out.extend(check_cell(chapter, check) for check in chapter.checks.checks)
     return out
 
 
-def source_notebook(chapter):
-    """The nbgrader source notebook as deterministic JSON bytes."""
+def source_notebook(chapter, package=None):
+    """The nbgrader source notebook as deterministic JSON bytes (with the embedded `selfcheck` package, if given)."""
     document = {
-        "cells": [_split_source(cell) for cell in cells(chapter)],
+        "cells": [_split_source(cell) for cell in cells(chapter, package)],
         "metadata": {
             "generated": headers.note(f"solutions/{chapter.id}"),
             "kernelspec": KERNELSPEC,

@@ -14,6 +14,7 @@ c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.feedback_directory = "feedback"
 c.FileNameCollectorPlugin.named_regexp = {regexp!r}
 c.FileNameCollectorPlugin.valid_ext = [".ipynb", ".py"]
+c.ExportApp.plugin_class = "grader.grading.export.TwoDecimalCsvExport"  # scores with two decimals at most
 '''
 
 

@@ -114,7 +114,7 @@ def main():
         traceback.print_exc()
         data = failure_json(GRADER_ERROR, time.monotonic() - started)
     write_results(data)
-    print(f"score {data['score']:g} ({data['extra_data'].get('status')}, sandbox {data['extra_data'].get('sandbox')})")
+    print(f"score {round(float(data['score']), 2):g} ({data['extra_data'].get('status')}, sandbox {data['extra_data'].get('sandbox')})")
     return 0
 
 

@@ -6,6 +6,8 @@ are never included: under a hidden case they could print the hidden inputs.
 """
 import html
 
+from grader.checks.results import number as score_text
+
 from . import heatmap
 
 EXTRA_KEYS = ("submission", "status", "sandbox", "seconds")
@@ -38,7 +40,7 @@ def _test(test, number, hidden_visibility):
 
 def _summary(document):
     """The submission-wide output: score, why everything scored 0 (if so), the heatmap."""
-    lines = [f"<p><strong>점수: {document['score']:g} / {document['max_score']:g}</strong></p>"]
+    lines = [f"<p><strong>점수: {score_text(document['score'])} / {score_text(document['max_score'])}</strong></p>"]
     if document.get("output"):
         lines.append(f"<p>{_html(document['output'])}</p>")
     if any(test["visibility"] != "visible" for test in document["tests"]):

@@ -45,6 +45,7 @@ class Submission:
     _candidate: Candidate | None = field(default=None, repr=False)
     _problem: str | None = None
     _workdir: Path | None = field(default=None, repr=False)
+    superseded: tuple = ()  # older attempts of the same file, not graded: ({"timestamp", "origin"}, …), oldest first
 
     @property
     def file_name(self):
@@ -201,14 +202,24 @@ class Inputs:
         ids = UniqueIds()
         submissions = []
         for group in groups.values():
-            chosen, problem = self._pick(_newest(group))
+            kept, older = _newest(group)
+            chosen, problem = self._pick(kept)
             if chosen is None:
                 chosen = group[0]
             student = chosen.student_id
             submission_id = ids.take(student)
+            superseded = tuple({"timestamp": c.timestamp, "origin": c.origin} for c in older)
+            if superseded:
+                self._tell_superseded(student, chosen, superseded)
             submissions.append(Submission(submission_id, student, chosen.origin, chosen.timestamp, chosen, problem,
-                                          self.workdir))
+                                          self.workdir, superseded))
         return sorted(submissions, key=lambda s: s.submission_id)
+
+    def _tell_superseded(self, student, chosen, superseded):
+        """Log that older attempts of `student` are not graded, and which attempt is."""
+        older = ", ".join(attempt["timestamp"] or attempt["origin"] for attempt in superseded)
+        self.warn(f"학생 {student}: 이전 시도 {len(superseded)}개({older})는 채점하지 않고 가장 새로운 시도"
+                  f"({chosen.timestamp or chosen.origin})를 채점합니다.")
 
     def _pick(self, group):
         """(the candidate holding the answer, or None with a Korean problem) among one student's files."""
@@ -223,8 +234,9 @@ class Inputs:
 
 
 def _newest(group):
-    """Of several files with the same name for one student, keep the one with the newest timestamp (later wins ties)."""
-    kept = {}
+    """(kept, older): of several files with the same name for one student, the one with the newest timestamp is kept
+    (later wins ties); the others are the older attempts, oldest first."""
+    kept, older = {}, []
     for candidate in group:
         old = kept.get(candidate.file_name)
         if old is None:
@@ -232,8 +244,10 @@ def _newest(group):
             continue
         new_time, old_time = parse_timestamp(candidate.timestamp), parse_timestamp(old.timestamp)
         if new_time is None or old_time is None or new_time >= old_time:
-            kept[candidate.file_name] = candidate
-    return list(kept.values())
+            kept[candidate.file_name], candidate = candidate, old
+        older.append(candidate)
+    older.sort(key=lambda c: (str(parse_timestamp(c.timestamp) or ""), c.origin))
+    return list(kept.values()), older
 
 
 def _source_files(folder):

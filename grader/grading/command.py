@@ -5,6 +5,8 @@ from pathlib import Path
 
 from grader.checks import HERE as CHECKS_DIR
 from grader.checks import judge_file, probe_module_name
+from grader.checks.results import number
+from grader.report import texts
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -165,6 +167,6 @@ def _summary(report, csv_path):
     for row in rows:
         counts[row.status] = counts.get(row.status, 0) + 1
     mean = sum(row.score for row in rows) / len(rows) if rows else 0.0
-    statuses = ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
-    print(f"제출 {len(rows)}건 ({statuses}), 평균 {mean:.1f}점")
+    statuses = ", ".join(f"{texts.status_word(name)} {count}건" for name, count in sorted(counts.items()))
+    print(f"제출 {len(rows)}건 ({statuses}), 평균 {number(mean)}점")
     print(f"결과: {report.results_dir}/<제출>.json, {csv_path}")

@@ -2,6 +2,9 @@
 import sys
 import time
 
+from grader.checks.results import number
+from grader.report.texts import status_word
+
 
 class Progress:
     """Counts finished submissions out of `total` and shows it."""
@@ -17,14 +20,14 @@ class Progress:
     def update(self, row):
         """One more submission is done (`row` is its report.Row)."""
         self.done += 1
-        score = f"{row.score:g}/{row.max_score:g}"
+        score = f"{number(row.score)}/{number(row.max_score)}"
         if self.tty:
             filled = int(self.width * self.done / max(1, self.total))
             bar = "#" * filled + "." * (self.width - filled)
-            line = f"\r[{bar}] {self.done}/{self.total} {row.submission_id[:24]:<24} {score:>9} {row.status:<12}"
+            line = f"\r[{bar}] {self.done}/{self.total} {row.submission_id[:24]:<24} {score:>9} {status_word(row.status):<10}"
             self.stream.write(line)
         else:
-            self.stream.write(f"[{self.done}/{self.total}] {row.submission_id}: {score} ({row.status})\n")
+            self.stream.write(f"[{self.done}/{self.total}] {row.submission_id}: {score} ({status_word(row.status)})\n")
         self.stream.flush()
 
     def finish(self):

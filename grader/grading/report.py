@@ -38,6 +38,10 @@ def document(submission, verdicts, run=None):
     output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
     if verdicts.tampered:
         extra["tampered"] = list(verdicts.tampered)
+    superseded = getattr(submission, "superseded", ())
+    if superseded:  # older attempts of the same student, not graded: named, never dropped silently
+        extra["superseded"] = [dict(attempt) for attempt in superseded]
+        extra["graded_attempt"] = {"timestamp": submission.timestamp, "origin": submission.origin}
     if verdicts.notes:
         extra["notes"] = list(verdicts.notes)
         output += [f"※ {note}" for note in verdicts.notes]
@@ -113,10 +117,8 @@ class Report:
 
 
 def _number(value):
-    """4.0 → "4", 2.5 → "2.5", 3.3333 → "3.3333" (scores are rounded to 4 decimals)."""
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
-    return str(value)
+    """A score for grades.csv with at most two decimals (4.0 → "4", 2.5 → "2.5", 3.3333 → "3.33")."""
+    return gradescope_results.number(value) if isinstance(value, float) else str(value)
 
 
 def _write_atomic(path, text):

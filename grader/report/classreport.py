@@ -1,6 +1,8 @@
 """The instructor's Korean class report (`report.md`, `report.html`): scores, pass rates, what to re-teach."""
 from pathlib import Path
 
+from grader.checks.results import number
+
 from . import charts, diagnoses, page, review, similarity, stats, texts
 
 TOP_TOPICS = 10
@@ -19,7 +21,8 @@ def class_table(results, bugs, cases, width=None):
         top = found[0] if found else "—"
         if width and len(top) > width:
             top = top[: width - 1] + "…"
-        rows.append((result.student, f"{round(result.score, 2):g}/{result.max_score:g}", result.status, top))
+        rows.append((result.student, f"{number(result.score)}/{number(result.max_score)}", texts.status_word(result.status),
+                     top))
     return rows
 
 
@@ -36,13 +39,15 @@ def summary(results, chapter_id, wall_seconds=None):
         "statuses": dict(stats.statuses(results)),
         "problems": [(r.student, r.submission, r.status) for r in stats.problems(results)],
         "tampered": tampered(results),
+        "superseded": [(r.student, _attempt(a), r.graded_attempt) for r in results for a in r.superseded],
         "timing": {k: v for k, v in stats.timing(results, wall_seconds).items() if k != "slowest"},
     }
 
 
 def stats_topics(results, bugs, cases):
-    """[(topic, submissions)] most frequent first."""
-    return diagnoses.frequent(results, bugs, cases).most_common()
+    """[(topic, submissions)] most frequent first, over the submissions whose file could be read (an empty or broken
+    file is no concept to re-teach: the report lists those apart)."""
+    return diagnoses.frequent([r for r in results if not r.file_problem], bugs, cases).most_common()
 
 
 def review_blocks(results, sources):
@@ -91,30 +96,32 @@ def blocks(results, chapter_id, wall_seconds=None, sources=None, threshold=None)
         return [page.Text(NOTHING)]
     top, numbers = stats.max_score(results), stats.scores(results)
     counts = stats.statuses(results)
-    out = [page.Text(f"제출 {len(results)}건, 만점 {top:g}점. 평균 {numbers['mean']:.1f}점, 중앙값 "
-                     f"{round(numbers['median'], 2):g}점, 최저 {round(numbers['min'], 2):g}점, 최고 "
-                     f"{round(numbers['max'], 2):g}점. 실행 상태: "
-                     + ", ".join(f"{status} {n}건" for status, n in sorted(counts.items())) + ".")]
+    out = [page.Text(f"제출 {len(results)}건, 만점 {number(top)}점. 평균 {number(numbers['mean'])}점, 중앙값 "
+                     f"{number(numbers['median'])}점, 최저 {number(numbers['min'])}점, 최고 "
+                     f"{number(numbers['max'])}점. 실행 상태: "
+                     + ", ".join(f"{texts.status_word(status)} {n}건" for status, n in sorted(counts.items())) + ".")]
     bins = stats.histogram(results)
     out += [page.Heading("점수 분포"), charts.histogram(bins, top),
             page.Table(("점수 구간", "제출 수"), tuple((b.label, str(b.count)) for b in bins))]
     rates = stats.pass_rates(results)
     out += [page.Heading("검사별 통과율"), charts.pass_rates(rates),
             page.Table(("검사", "제목", "구분", "배점", "통과", "통과율"), tuple(
-                (name, e["title"], "공개" if e["visible"] else "숨김", f"{e['points']:g}",
+                (name, e["title"], "공개" if e["visible"] else "숨김", number(e['points']),
                  f"{e['passed']}/{e['total']}", f"{100 * e['rate']:.0f}%") for name, e in rates.items()))]
     topics = stats_topics(results, bugs, cases)
     out += [page.Heading("다시 가르칠 것: 가장 많이 나온 진단"),
-            page.Text("진단은 제출마다 한 번만 셉니다 (알려진 버그의 설명은 검사와 입력이 달라도 하나로 묶습니다).")]
+            page.Text("진단은 제출마다 한 번만 셉니다 (알려진 버그의 설명은 검사와 입력이 달라도 하나로 묶습니다). "
+                      "파일을 읽지 못한 제출은 세지 않고 아래 '정상적으로 실행되지 않은 제출'에 이유와 함께 둡니다.")]
     out.append(page.Table(("제출 수", "진단 (학생이 읽는 그대로)", "예"), tuple(
         (str(n), text, ", ".join(_students_with(results, text, bugs, cases)[:5])) for text, n in topics[:TOP_TOPICS]))
         if topics else page.Text("실패한 검사가 없습니다."))
     problems = stats.problems(results)
     out.append(page.Heading("정상적으로 실행되지 않은 제출"))
     out.append(page.Table(("학생", "제출", "상태", "뜻", "시간"), tuple(
-        (r.student, r.submission, r.status, texts.instructor(r.status), _s(r.seconds)) for r in problems))
+        (r.student, r.submission, texts.status_word(r.status), _meaning(r), _s(r.seconds)) for r in problems))
         if problems else page.Text("없음: 모든 제출이 끝까지 실행되었습니다."))
     out += tampered_blocks(results)
+    out += _superseded(results)
     timing = stats.timing(results, wall_seconds)
     slowest = timing["slowest"]
     rows = [("제출별 채점 시간의 합", _s(timing["total"]) + f" ({timing['timed']}건 측정)"),
@@ -144,6 +151,27 @@ def tampered_blocks(results):
             page.Text("학생 코드가 채점기나 채점기가 쓰는 라이브러리의 함수를 바꿨습니다. 아래 증거를 확인해 주세요."),
             page.Table(("학생", "제출", "바뀐 것"), tuple(
                 (student, submission, "; ".join(lines[:10]) or "—") for student, submission, lines in found))]
+
+
+def _superseded(results):
+    """The older attempts set aside for a newer one of the same student (none is dropped without a word)."""
+    rows = tuple((r.student, _attempt(a), r.graded_attempt) for r in results for a in r.superseded)
+    heading = page.Heading("채점하지 않은 이전 시도")
+    if not rows:
+        return [heading, page.Text("없음: 학생마다 시도가 하나였습니다.")]
+    return [heading, page.Text("한 학생이 여러 번 제출하면 가장 새로운 시도만 채점합니다."),
+            page.Table(("학생", "채점하지 않은 시도", "채점한 시도"), rows)]
+
+
+def _attempt(attempt):
+    return str(attempt.get("timestamp") or attempt.get("origin") or "—")
+
+
+def _meaning(result):
+    """What a problem status means; for an unreadable file, why (the reason the student reads)."""
+    if result.file_problem and result.reason:
+        return f"{texts.instructor(result.status)}: {result.reason}"
+    return texts.instructor(result.status)
 
 
 def _students_with(results, text, bugs, cases):

@@ -1,12 +1,23 @@
 """One student's Korean feedback page: score table, diagnoses of failed checks, the chapter's declared picture."""
 from pathlib import Path
 
+from grader.checks.korean import attach
+from grader.checks.results import number
+
 from . import diagnoses, heatmap, page, picture, texts
 from .results import OK, diagnosis, title
 
 
+def _status_banner(result):
+    """The banner of a run that did not end well; for an unreadable file the reason itself (empty, not UTF-8,
+    not a notebook, cut short) comes first."""
+    if result.file_problem and result.reason:
+        return f"제출 파일을 읽지 못했습니다: {result.reason}"
+    return f"실행 상태: {texts.student(result.status)}"
+
+
 def _points(value):
-    return f"{round(float(value), 2):g}"
+    return number(value)
 
 
 def blocks(result, chapter_id):
@@ -14,7 +25,7 @@ def blocks(result, chapter_id):
     out = [page.Text(f"점수: {_points(result.score)} / {_points(result.max_score)}점 ({_split(result)})")]
     out += [page.Text(f"※ {note}", quote=True) for note in result.data.get("notes") or () if isinstance(note, str)]
     if result.status != OK:
-        out.append(page.Text(f"실행 상태: {texts.student(result.status)}", quote=True))
+        out.append(page.Text(_status_banner(result), quote=True))
     out += [page.Heading("검사별 점수"), _table(result)]
     out += _causes(result, chapter_id)
     out += _diagnoses(result)
@@ -104,9 +115,9 @@ def _picture(result, chapter_id):
 def _missing_note(result, declaration):
     label, words = declaration.label, declaration.wording
     if result.picture.get("student") is None:
-        why = f"이 입력에서 {label}을(를) 얻지 못했습니다({words['missing']})"
+        why = f"이 입력에서 {attach(label, '을')} 얻지 못했습니다({words['missing']})"
     else:
-        why = f"돌려준 {label}이(가) ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
+        why = f"돌려준 {attach(label, '이')} ({words['rows']} × {words['columns']}) 2차원 표로 읽히지 않습니다"
     return f"제출한 코드의 그림은 그릴 수 없습니다: {why}. 아래에는 기준 그림만 보여 줍니다."
 
 

@@ -48,23 +48,39 @@ def markdown(blocks):
     return "\n\n".join(_markdown(block) for block in blocks) + "\n"
 
 
-def _md_inline(text):
-    """Text for Markdown: markup characters as entities, so a renderer shows them instead of interpreting them."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # what a Markdown renderer would read as raw HTML
+ENTITY_START = re.compile(r"&(?=#?\w+;)")
+QUOTE_START = re.compile(r"(?m)^(\s*)>")
+
+
+def md_text(text):
+    """Text for Markdown as readers write it (`dim > 1`, no HTML entities): only a `<` that would open an HTML tag,
+    an `&` that would spell an entity and a `>` that would start a quote get CommonMark's backslash; code spans stay
+    as they are (a renderer shows them literally)."""
+    text, out, last = str(text), [], 0
+    for span in CODE_SPAN.finditer(text):
+        out += [_md_escape(text[last:span.start()]), span.group()]
+        last = span.end()
+    return "".join(out + [_md_escape(text[last:])])
+
+
+def _md_escape(text):
+    return QUOTE_START.sub(r"\1\\>", ENTITY_START.sub(r"\\&", TAG_START.sub(r"\\<", text)))
 
 
 def _markdown(block):
     if isinstance(block, Heading):
-        return "#" * block.level + " " + _md_inline(block.text)
+        return "#" * block.level + " " + md_text(block.text)
     if isinstance(block, Text):
-        lines = _md_inline(block.text).splitlines() or [""]
+        lines = md_text(block.text).splitlines() or [""]
         return "\n".join(("> " + line if block.quote else line) + ("  " if i < len(lines) - 1 else "")
                          for i, line in enumerate(lines))
     if isinstance(block, Bullets):
-        return "\n".join("- " + _md_inline(item).replace("\n", " ") for item in block.items)
+        return "\n".join("- " + md_text(item).replace("\n", " ") for item in block.items)
     if isinstance(block, Table):
         def row(cells):
-            return "| " + " | ".join(_md_inline(c).replace("|", "\\|").replace("\n", "<br>") for c in cells) + " |"
+            return "| " + " | ".join(md_text(c).replace("|", "\\|").replace("\n", "<br>") for c in cells) + " |"
         return "\n".join([row(block.header), "|" + "---|" * len(block.header)] + [row(r) for r in block.rows])
     if isinstance(block, Figure):
         return block.markdown
@@ -135,6 +151,6 @@ def write(folder, stem, title, blocks):
     """Write `stem.md` and `stem.html` into `folder`; return their paths."""
     folder = Path(folder)
     md, page = folder / f"{stem}.md", folder / f"{stem}.html"
-    md.write_text(f"# {_md_inline(title)}\n\n" + markdown(blocks), encoding="utf-8")
+    md.write_text(f"# {md_text(title)}\n\n" + markdown(blocks), encoding="utf-8")
     page.write_text(html_page(title, [Heading(title, 1)] + list(blocks)), encoding="utf-8")
     return md, page

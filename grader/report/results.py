@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 OK = "ok"
+UNREADABLE = "unreadable"
 SAFE_NAME = re.compile(r"[^\w.@\-]+")  # letters of any script, digits, _ . @ -
 
 
@@ -48,6 +49,32 @@ class Result:
     @property
     def failed(self):
         return [t for t in self.tests if t.get("status") != "passed"]
+
+    @property
+    def reason(self):
+        """Why the whole submission scored 0 (e.g. why its file could not be read), as the grader wrote it, or ""."""
+        output = self.data.get("output")
+        lines = [line for line in str(output).splitlines() if line.strip() and not line.startswith("※")] \
+            if isinstance(output, str) else []
+        return lines[0].strip() if lines else ""
+
+    @property
+    def superseded(self):
+        """The older attempts of this student that were not graded ([{"timestamp", "origin"}, …])."""
+        found = self.data.get("superseded")
+        return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+
+    @property
+    def graded_attempt(self):
+        """The attempt that was graded when older ones were set aside: its timestamp (or where it came from)."""
+        graded = self.data.get("graded_attempt")
+        graded = graded if isinstance(graded, dict) else {}
+        return str(graded.get("timestamp") or graded.get("origin") or self.submission)
+
+    @property
+    def file_problem(self):
+        """Whether the submission's file could not be read (a problem of the file, not of a concept)."""
+        return self.status == UNREADABLE
 
     @property
     def picture(self):

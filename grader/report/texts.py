@@ -1,4 +1,5 @@
 """Fixed Korean wording of the pages: run statuses (students, instructors), the self-check instructions, pictures."""
+from grader.checks.korean import attach
 
 STUDENT = {
     "ok": "코드가 끝까지 실행되었습니다.",
@@ -11,6 +12,20 @@ STUDENT = {
     "tampered": "코드가 채점기(또는 채점기가 쓰는 라이브러리)의 함수를 바꿔 0점 처리했습니다. 과제의 함수만 작성해 주세요.",
     "invalid_result": "코드가 돌려준 결과를 채점할 수 없습니다. 채점기의 함수나 결과를 바꾸는 코드가 없는지 확인해 주세요.",
     "grader_error": "채점기 내부 오류로 이 제출물을 채점하지 못했습니다. 학생의 잘못이 아닐 수 있으니 조교에게 알려 주세요.",
+}
+
+# A run status in one or two words, where the instructor counts or lists them (report, CLI, progress).
+STATUS = {
+    "ok": "정상",
+    "timeout": "시간 초과",
+    "memory": "메모리 초과",
+    "output_limit": "출력 초과",
+    "crashed": "비정상 종료",
+    "no_result": "결과 없음",
+    "unreadable": "파일 읽기 실패",
+    "grader_error": "채점 오류",
+    "tampered": "채점기 변조",
+    "invalid_result": "채점 불가 결과",
 }
 
 INSTRUCTOR = {
@@ -118,12 +133,17 @@ PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "n
 
 def _picture_default(label):
     """The wording of a label without its own: what it is and why it may be missing, spelled from the label."""
-    return {"what": f"돌려준 {label}", "missing": f"코드가 오류로 끝났거나 {label}을(를) 돌려주지 않았습니다"}
+    return {"what": f"돌려준 {label}", "missing": f"코드가 오류로 끝났거나 {attach(label, '을')} 돌려주지 않았습니다"}
 
 
 def student(status):
     """A Korean sentence about a run status."""
     return STUDENT.get(status, f"실행 상태: {status}")
+
+
+def status_word(status):
+    """The status in Korean words (정상, 시간 초과, …); an unknown code is named as one."""
+    return STATUS.get(status, f"알 수 없는 상태({status})")
 
 
 def instructor(status):

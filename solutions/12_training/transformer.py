@@ -402,8 +402,8 @@ def run_epoch(data_iter, model, loss_compute, optimizer, scheduler, mode="train"
             lr = optimizer.param_groups[0]["lr"]
             elapsed = time.time() - start
             print(
-                ("Epoch Step: %6d | Accumulation Step: %3d | Loss: %6.2f "
-                 + "| Tokens / Sec: %7.1f | Learning Rate: %6.1e")
+                ("학습 단계: %6d | 누적 단계: %3d | 손실: %6.2f "
+                 + "| 초당 토큰: %7.1f | 학습률: %6.1e")
                 % (i, n_accum, loss / batch.ntokens, tokens / elapsed, lr)
             )
             start = time.time()

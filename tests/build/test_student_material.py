@@ -106,3 +106,25 @@ def test_release_notebook_has_no_solution_or_hidden_tests():
     points = sum(c["metadata"]["nbgrader"].get("points", 0) for c in notebook["cells"]
                  if c["metadata"].get("nbgrader", {}).get("grade"))
     assert points == 100
+
+
+def test_readme_states_each_notebooks_size():
+    """The README's table of released notebook sizes (the embedded self-check included) is within 10% of the files."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = {number: int(kb) for row in re.findall(r"^   \| (\d\d) \| (\d+) KB \| (\d\d) \| (\d+) KB \|$", readme, re.M)
+              for number, kb in (row[:2], row[2:])}
+    released = {folder.name[:2]: (folder / f"{folder.name}.ipynb").stat().st_size / 1024
+                for folder in paths.RELEASE.iterdir() if folder.is_dir()}
+    assert stated.keys() == released.keys()
+    assert all(abs(stated[n] - released[n]) <= 0.1 * released[n] for n in released), (stated, released)
+
+
+def test_every_released_notebook_carries_the_selfcheck_setup_cell():
+    """Each chapter's notebook has one locked, ungraded setup cell, before its first check cell."""
+    for folder in sorted(p for p in paths.RELEASE.iterdir() if p.is_dir()):
+        cells = json.loads((folder / f"{folder.name}.ipynb").read_text(encoding="utf-8"))["cells"]
+        ids = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells]
+        assert ids.count("selfcheck-setup") == 1, folder.name
+        setup = ids.index("selfcheck-setup")
+        first_check = min(i for i, c in enumerate(cells) if "from selfcheck import verify" in "".join(c["source"]))
+        assert setup < first_check, folder.name

@@ -42,7 +42,7 @@ def test_wrong_dk_diagnosis_reports_the_scale_used():
 def test_partial_credit_is_per_case():
     """Checks over several visible inputs give the share of inputs that pass (swap_qk fails 1 of 5 property cases)."""
     cases = len(ch01_judge.PROPERTY_CASES)
-    assert results("swap_qk")["rows_sum_to_one"].score == pytest.approx(10 * (cases - 1) / cases)
+    assert results("swap_qk")["rows_sum_to_one"].score == pytest.approx(round(10 * (cases - 1) / cases, 2))
 
 
 def test_hidden_case_names_are_in_the_hidden_diagnoses():

@@ -7,6 +7,7 @@ import pytest
 from grader import paths
 from tests.checks.test_module_chapter_material import results_section
 from tests.checks.support import solution_demo_output
+from tests.seams import english_words
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch12]
 
@@ -50,3 +51,9 @@ def test_stub_ships_earlier_chapters_solved():
     for solved in ("return sloss.data * norm, sloss", "optimizer.zero_grad(set_to_none=True)", "data[:, 0] = 1",
                    "yield Batch(src, tgt, 0)", "scheduler.step()"):
         assert solved not in lines, solved
+
+
+def test_demo_output_reads_korean(output):
+    """The demo's log (run_epoch's progress lines included) has no English status or log words."""
+    assert "학습 단계:" in output or "평가 손실" in output
+    assert english_words(output) == []

@@ -10,6 +10,7 @@ from grader.checks import references, trained
 from grader.sandbox import staging
 from tests.checks.test_module_chapter_material import results_section
 from tests.checks.support import solution_demo_output
+from tests.seams import english_words
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch13]
 
@@ -70,3 +71,9 @@ def test_stub_ships_chapter_12_solved():
     assert "def greedy_decode(model, src, src_mask, max_len, start_symbol):" in lines
     for solved in ("memory = model.encode(src, src_mask)", "prob = model.generator(out[:, -1])", "return ys"):
         assert solved not in lines, solved
+
+
+def test_demo_output_reads_korean(output):
+    """The demo's log (run_epoch's progress lines included) has no English status or log words."""
+    assert "학습 단계:" in output or "평가 손실" in output
+    assert english_words(output) == []

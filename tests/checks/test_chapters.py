@@ -109,7 +109,8 @@ def test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis(ch
     for check, keys in expected.diagnoses.items():
         for key in keys:
             assert chapter.contract.bugs[key] in results[check].message, (check, key, results[check].message)
-    assert total(results.values()) == pytest.approx(expected.score, abs=1e-3)
+    # Each check's score is rounded to two decimals (what students see), so the sum may move by 0.005 per check.
+    assert total(results.values()) == pytest.approx(expected.score, abs=0.005 * len(results) + 1e-9)
 
 
 @pytest.mark.parametrize("chapter", each_chapter())

@@ -12,7 +12,7 @@ import pytest
 
 from grader.checks import chapter as load_chapter
 from grader.checks import loading, results, runner, tracks
-from grader.checks.__main__ import default_file
+from grader.checks.__main__ import FileChoiceError, default_file, main as selfcheck_main
 from tests.conftest import PYTHON, ROOT
 
 from .chapters import CHAPTERS
@@ -204,6 +204,36 @@ def test_bare_selfcheck_finds_the_notebook(tmp_path):
     assert default_file("01_attention", ROOT / "release" / "01_attention") == "01_attention.ipynb"
     assert default_file("01_attention", ROOT / "exercises" / "01_attention") == "transformer.py"
     assert default_file("01_attention", tmp_path) == "transformer.py"
+
+
+def test_selfcheck_prefers_the_notebook_named_after_the_chapter(tmp_path):
+    """Jupyter's and browsers' copies (`03_multihead (1).ipynb`, `03_multihead-Copy1.ipynb`) never win over the
+    notebook named after the chapter, whatever their sort order."""
+    for name in ("03_multihead (1).ipynb", "03_multihead-Copy1.ipynb", "03_multihead.ipynb", "01_attention.ipynb"):
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    assert default_file("03_multihead", tmp_path) == "03_multihead.ipynb"
+    (tmp_path / "03_multihead.ipynb").unlink()
+    (tmp_path / "01_attention.ipynb").unlink()
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "03_multihead-Copy1.ipynb").write_text("{}", encoding="utf-8")
+    assert default_file("03_multihead", only) == "03_multihead-Copy1.ipynb"
+
+
+def test_selfcheck_asks_by_name_when_it_cannot_tell(tmp_path, monkeypatch, capsys):
+    """Two copies and no notebook with the chapter's name: the self-check lists both and asks for one, in Korean,
+    without checking either."""
+    for name in ("03_multihead (1).ipynb", "03_multihead-Copy1.ipynb"):
+        (tmp_path / name).write_text("{}", encoding="utf-8")
+    with pytest.raises(FileChoiceError, match="파일의 이름을 붙여"):
+        default_file("03_multihead", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        selfcheck_main([], chapter="03_multihead")
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert '"03_multihead (1).ipynb"' in said and '"03_multihead-Copy1.ipynb"' in said
+    assert "03_multihead.ipynb이 없고" in said and "python -m selfcheck" in said
 
 
 def test_selfcheck_in_a_notebook_folder_and_its_time_limit(tmp_path):

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from grader.checks.loading import SubmissionError
-from grader.grading import archive
+from grader.grading import archive, report
+from grader.grading.judging import Verdicts
 from grader.grading.collect import Inputs
 from grader.grading.course import Course
 
@@ -101,7 +102,8 @@ def test_ambiguous_student_folder_is_a_readable_problem(course, tmp_path):
 
 
 def test_lms_zip_students_duplicates_nested_zips_and_junk(course, tmp_path):
-    """An LMS zip: ids from the naming, the newest duplicate wins, nested zips are read, junk is skipped."""
+    """An LMS zip: ids from the naming, the newest duplicate wins (the older attempt is named in the log and the
+    results JSON, never dropped silently), nested zips are read, junk is skipped."""
     inner = write_zip(tmp_path / "inner.zip", {f"{CHAPTER}/{CHAPTER}.ipynb": solution_source_notebook()})
     zip_path = write_zip(tmp_path / "class.zip", {
         lms_name("alice", day=1): notebook_text("no_scale"),
@@ -119,7 +121,14 @@ def test_lms_zip_students_duplicates_nested_zips_and_junk(course, tmp_path):
         assert "math.sqrt" in found["alice"].read()
         assert "math.sqrt" in found["carol"].read()
         assert "log_softmax" in found["bob"].read()
+        assert [a["timestamp"] for a in found["alice"].superseded] == ["2024-03-01-10-00-00"]
+        assert found["bob"].superseded == ()
+        document = report.document(found["alice"], Verdicts([], "ok", {}))
     assert any("건너뛰었습니다" in note for note in notes)
+    said = [note for note in notes if "이전 시도" in note]
+    assert len(said) == 1 and "alice" in said[0] and "2024-03-01-10-00-00" in said[0] and "2024-03-03-10-00-00" in said[0]
+    assert [a["timestamp"] for a in document["superseded"]] == ["2024-03-01-10-00-00"]
+    assert document["graded_attempt"]["timestamp"] == "2024-03-03-10-00-00"
 
 
 def test_korean_names_in_a_windows_zip_are_decoded(course, tmp_path):
@@ -197,13 +206,15 @@ def test_entry_larger_than_declared_is_cut_off(course, tmp_path):
 
 
 @pytest.mark.parametrize("name, message", [
-    ("corrupt.ipynb", "손상되어"),
+    ("corrupt.ipynb", "중간에서 잘려"),
+    ("not_a_notebook.ipynb", "Jupyter 노트북이 아닙니다"),
     ("euc_kr.py", "UTF-8"),
     ("empty.py", "비어 있습니다"),
     ("no_code_cells.ipynb", "코드 셀이 없습니다"),
 ])
 def test_bad_files_become_korean_problems(course, name, message):
-    """Corrupt, non-UTF-8, empty and cell-less files are listed but read() raises a Korean SubmissionError."""
+    """Cut-short, not-a-notebook, non-UTF-8, empty and cell-less files are listed but read() raises a Korean
+    SubmissionError that says which of these it is."""
     with collect([SUBMISSIONS / name], course) as inputs:
         (submission,) = inputs.submissions
         with pytest.raises(SubmissionError, match=message):

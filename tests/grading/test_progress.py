@@ -40,4 +40,4 @@ def test_pipe_gets_plain_lines():
     progress.update(row("park", 36.0))
     progress.finish()
     lines = stream.getvalue().splitlines()
-    assert lines[:2] == ["[1/2] kim: 100/100 (ok)", "[2/2] park: 36/100 (ok)"] and "\r" not in stream.getvalue()
+    assert lines[:2] == ["[1/2] kim: 100/100 (정상)", "[2/2] park: 36/100 (정상)"] and "\r" not in stream.getvalue()

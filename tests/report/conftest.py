@@ -34,7 +34,7 @@ INJECTION = "<script>alert('x')</script> | ** `"
 BROKEN = {
     "looper": ("timeout", 20.4, "시간 제한(20초)을 넘어 실행을 중단했습니다."),
     "crasher": ("crashed", 1.5, "프로세스가 비정상적으로 끝났습니다. " + INJECTION),
-    "garbled": ("unreadable", 0.01, "노트북 파일(.ipynb)이 손상되어 읽을 수 없습니다."),
+    "garbled": ("unreadable", 0.01, "노트북 파일(.ipynb)이 중간에서 잘려 있습니다."),
 }
 
 
@@ -43,7 +43,7 @@ def broken_document(student, status, seconds, message):
     module = judge_module(CHAPTER)
     checks = judge(module.CHECKS, module.probe, {"failure": message}, references.load(CHAPTER))
     return gradescope(checks, {"submission": f"{student}-1", "student_id": student, "status": status,
-                               "sandbox": "test", "seconds": seconds,
+                               "sandbox": "test", "seconds": seconds, "output": message,
                                "picture": {"case": "seed", "label": "p_attn", "student": None}})
 
 

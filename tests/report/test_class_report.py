@@ -1,10 +1,11 @@
 """The class report: its numbers agree with the results.json files, its charts are valid PNGs."""
+import json
 import re
 from collections import Counter
 
 import pytest
 
-from grader.report import classreport
+from grader.report import classreport, page, texts
 from grader.report.results import diagnosis, load
 
 from .conftest import BROKEN, GRADED
@@ -67,7 +68,7 @@ def test_score_summary_matches(report, documents):
     scores = [d["score"] for d in documents.values()]
     assert summary["scores"]["mean"] == pytest.approx(sum(scores) / len(scores))
     assert summary["scores"]["min"] == min(scores) and summary["scores"]["max"] == max(scores)
-    assert f"제출 {len(scores)}건" in markdown and f"평균 {sum(scores) / len(scores):.1f}점" in markdown
+    assert f"제출 {len(scores)}건" in markdown and f"평균 {round(sum(scores) / len(scores), 2):g}점" in markdown
 
 
 def test_pass_rates_match(report, documents):
@@ -88,11 +89,11 @@ def test_diagnosis_counts_match(report, documents):
     topics = summary["topics"]
     assert topics, "some fixtures fail, so there are diagnoses"
     for text, count in topics:
-        having = [d for d in documents.values()
-                  if any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
+        having = [d for d in documents.values() if d["status"] != "unreadable"
+                  and any(text in diagnosis(t) for t in d["tests"] if t["status"] == "failed")]
         assert count == len(having), text
     for text, count in topics[: classreport.TOP_TOPICS]:
-        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", chr(92) + "|")
+        escaped = page.md_text(text).replace("|", chr(92) + "|")
         assert f"| {count} | {escaped} |" in markdown
     counts = [count for _, count in topics]
     assert counts == sorted(counts, reverse=True)
@@ -113,7 +114,33 @@ def test_problem_runs_are_listed(report, documents):
     assert expected == {(student, status) for student, (status, _, _) in BROKEN.items()}
     assert summary["statuses"] == dict(Counter(d["status"] for d in documents.values()))
     for student, status in expected:
-        assert re.search(rf"\| {student} \| {student}-1 \| {status} \|", markdown)
+        assert re.search(rf"\| {student} \| {student}-1 \| {texts.status_word(status)} \|", markdown)
+
+
+def test_file_problems_are_kept_apart_from_concepts(report):
+    """An unreadable file is listed with its reason among the problem runs, never as a concept to re-teach."""
+    markdown, summary = report
+    reason = BROKEN["garbled"][2]
+    assert all(reason not in text for text, _ in summary["topics"])
+    teach = markdown.split("## 다시 가르칠 것", 1)[1].split("## 정상적으로 실행되지 않은 제출", 1)
+    assert reason not in teach[0]
+    assert re.search(rf"\| garbled \| garbled-1 \| 파일 읽기 실패 \| [^|]*{re.escape(page.md_text(reason))}", teach[1])
+
+
+def test_superseded_attempts_are_listed(tmp_path, documents):
+    """An older attempt set aside for a newer one appears in the report (student, its timestamp, the graded one)
+    and in the summary data."""
+    from grader.report import write_all
+
+    document = dict(documents["solution"], superseded=[{"timestamp": "2024-03-01-10-00-00", "origin": "class.zip:a"}],
+                    graded_attempt={"timestamp": "2024-03-03-10-00-00", "origin": "class.zip:b"})
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "solution.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    write_all(tmp_path, "01")
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "| solution | 2024-03-01-10-00-00 | 2024-03-03-10-00-00 |" in markdown
+    assert classreport.summary(load(tmp_path), "01_attention")["superseded"] == [
+        ("solution", "2024-03-01-10-00-00", "2024-03-03-10-00-00")]
 
 
 def test_grading_time_matches(report, documents):
@@ -130,7 +157,7 @@ def test_class_table_lists_everyone(report, documents):
     """The class table has one row per submission, with its score and status."""
     markdown, _ = report
     for student, document in documents.items():
-        assert re.search(rf"\| {student} \| {round(document['score'], 2):g}/100 \| {document['status']} \|", markdown)
+        assert re.search(rf"\| {student} \| {round(document['score'], 2):g}/100 \| {texts.status_word(document['status'])} \|", markdown)
     assert len(documents) == len(GRADED) + len(BROKEN)
 
 

@@ -8,7 +8,7 @@ import pytest
 from grader import paths
 from grader.build import regions
 from grader.checks import judge_module, references
-from grader.report import picture
+from grader.report import page, picture
 from grader.report.results import diagnosis
 
 from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
@@ -30,8 +30,8 @@ def _texts(folder):
 
 
 def _md(text):
-    """`text` as the Markdown page writes it (markup characters as entities)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """`text` as the Markdown page writes it (a backslash only where a renderer would read HTML)."""
+    return page.md_text(text)
 
 
 def _heatmaps(html):
@@ -106,6 +106,15 @@ def test_run_status_is_explained(graded):
     """A timed-out run's page says in Korean that the run was stopped."""
     markdown, _ = _texts(_folder(graded, "looper"))
     assert "시간 제한을 넘어 실행을 중단했습니다" in markdown
+
+
+def test_unreadable_banner_says_why(graded):
+    """An unreadable file's banner, the first thing after the score, names the reason (here: cut short), not a
+    generic hint about formats and encodings."""
+    markdown, _ = _texts(_folder(graded, "garbled"))
+    banner = next(line for line in markdown.splitlines() if line.startswith("> "))
+    assert banner.startswith("> 제출 파일을 읽지 못했습니다: ") and BROKEN["garbled"][2] in banner
+    assert "인코딩" not in markdown
 
 
 def test_student_text_is_escaped_in_html(graded):

@@ -4,8 +4,10 @@ import re
 
 import pytest
 
-from grader.report import diagnoses, picture
+from grader.report import diagnoses, picture, texts
 from grader.report.results import safe_name
+
+from tests.seams import english_words, entities
 
 from .conftest import CHAPTER_02, MARKUP
 from .test_feedback import _heatmaps
@@ -51,6 +53,28 @@ def test_markup_from_a_submission_is_escaped_in_every_page(graded_markup):
     assert f"<td>{escaped}</td>" in report  # the class table
     assert f"check {escaped}</text>" in report  # the pass-rate chart's label
     markdown = (folder / "feedback" / safe_name(MARKUP) / "feedback.md").read_text(encoding="utf-8")
-    for text in (markdown, (folder / "report.md").read_text(encoding="utf-8")):
-        assert "<script" not in text and "<b>" not in text and "&amp;" in text
+    for text in (markdown, (folder / "report.md").read_text(encoding="utf-8")):  # CommonMark's backslash, no entities
+        assert not re.search(r"(?<!\\)<(script|b>)", text) and "\\<script>" in text and "&amp;" not in text
     assert document["student_id"] == MARKUP
+
+
+def test_pages_and_reports_read_korean_without_seams(graded):
+    """Every feedback page and the class report (Markdown and HTML) name run statuses in Korean words, and the
+    Markdown carries no HTML entity; the statuses of the graded runs (timeout, crashed, unreadable) are all there."""
+    folder, _ = graded
+    pages = sorted(folder.rglob("*.md")) + sorted(folder.rglob("*.html"))
+    assert len(pages) >= 4
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert english_words(text, markup=path.suffix == ".html") == [], path
+        if path.suffix == ".md":
+            assert entities(text) == [], path
+    report = (folder / "report.md").read_text(encoding="utf-8")
+    assert all(f"{texts.status_word(status)} 1건" in report for status in ("timeout", "crashed", "unreadable"))
+
+
+def test_the_seam_finder_sees_seams():
+    """The scanner itself: it finds status codes and entities outside code, and ignores code spans."""
+    assert english_words("실행 상태: ok 5건, unreadable 2건") == ["ok", "unreadable"]
+    assert english_words("`timeout` 인자를 쓰세요, <code>ok</code>", markup=True) == []
+    assert entities("dim &gt; 1인 parameter") == ["&gt;"] and entities("`a &amp; b`") == []

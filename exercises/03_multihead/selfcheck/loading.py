@@ -42,7 +42,7 @@ def read_source(path):
     except UnicodeDecodeError:
         raise SubmissionError("제출 파일이 UTF-8 텍스트가 아닙니다. 파일을 UTF-8로 다시 저장해 주세요.") from None
     if not text.strip():
-        raise SubmissionError("제출 파일이 비어 있습니다.")
+        raise SubmissionError("제출 파일이 비어 있습니다(내용이 없거나 공백뿐입니다). 코드를 저장한 뒤 다시 제출해 주세요.")
     if path.suffix == ".ipynb":
         return notebook_source(text)
     return text
@@ -53,14 +53,30 @@ def notebook_source(text):
     counts the notebook's code cells from the top (read-only demo and test cells count but are left out)."""
     try:
         notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SubmissionError(_json_problem(text, error)) from None
+    try:
         cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise SubmissionError("노트북 파일(.ipynb)이 손상되어 읽을 수 없습니다. Jupyter에서 열어 다시 저장해 주세요.") from None
+    except (KeyError, TypeError, AttributeError):
+        raise SubmissionError(NOT_NOTEBOOK.format(why="Jupyter 노트북의 셀 목록(cells)이 없습니다")) from None
     written = [(number, cell) for number, cell in enumerate(cells, 1) if _written_by_student(cell)]
     if not written:
         raise SubmissionError("노트북에 코드 셀이 없습니다.")
     return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell))}".rstrip("\n") + "\n"
                      for number, cell in written)
+
+
+CUT_SHORT = ("노트북 파일(.ipynb)이 중간에서 잘려 있습니다(저장이나 업로드가 끝나기 전에 멈춘 것 같습니다). "
+             "Jupyter에서 노트북을 열어 다시 저장한 뒤 제출해 주세요.")
+NOT_NOTEBOOK = ("이 파일은 이름만 .ipynb이고 Jupyter 노트북이 아닙니다({why}). Jupyter에서 노트북을 열어 "
+                "저장한 .ipynb 파일을 그대로 제출해 주세요.")
+
+
+def _json_problem(text, error):
+    """Why a notebook's text is not JSON, in Korean: cut short (the text ends before the JSON does) or not JSON."""
+    if error.pos >= len(text.rstrip()) - 1 or "Unterminated string" in error.msg:
+        return CUT_SHORT
+    return NOT_NOTEBOOK.format(why=f"JSON 형식이 아닙니다: {error.lineno}번째 줄")
 
 
 def _written_by_student(cell):

@@ -12,6 +12,7 @@ import torch
 
 from .compare import close, decode, shape_text
 from .framework import Finding, Verdict
+from .korean import attach
 
 MAX_LISTED = 8
 NAMES_DIFFER = "parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다)."
@@ -39,7 +40,8 @@ def unregistered_problem(found, hint=""):
     if not kept:
         return None
     first = kept[0]
-    return (f"`self.{first['name']}`이(가) nn.ModuleList가 아닌 {first['container']}입니다. 안에 든 "
+    attribute = f"`self.{first['name']}`"
+    return (f"{attach(attribute, '이')} nn.ModuleList가 아닌 {first['container']}입니다. 안에 든 "
             f"{', '.join(sorted(set(first['modules'])))} 모듈의 parameter가 등록되지 않아 parameters()와 "
             "state_dict()에 나오지 않습니다(optimizer가 학습하지 못합니다). " + hint).strip()
 

@@ -11,7 +11,7 @@ import torch
 
 from . import messages
 from .compare import close, decode
-from .errortext import runtime_error
+from .errortext import cuda_problem, runtime_error
 from .framework import Finding, Verdict
 
 PAIR = ("출력", "p_attn")
@@ -48,6 +48,9 @@ def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=N
         return bugs["stub"]
     if kind == "MissingFunction":
         return messages.missing(message)
+    gpu = cuda_problem(error)
+    if gpu:
+        return gpu
     for text, bug in rules:
         if text in message:
             return bugs[bug]

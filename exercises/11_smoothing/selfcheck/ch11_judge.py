@@ -21,6 +21,7 @@ from .compare import close, decode
 from .contract import Chapter, Picture
 from .errortext import runtime_error
 from .framework import Check, Finding, each_case
+from .korean import attach
 from .loading import place
 
 BUGS = {
@@ -179,7 +180,7 @@ def attributes_problem(evidence, case):
         return BUGS["swapped"]
     for name in probe.ATTRIBUTES:
         if not _close(have[name], want[name]):
-            return f"self.{name}이(가) {_shown(have[name], found[name])}입니다. {want[name]:g}이어야 합니다."
+            return f"{attach(f'self.{name}', '이')} {_shown(have[name], found[name])}입니다. {attach(f'{want[name]:g}', '이어야')} 합니다."
     return None
 
 

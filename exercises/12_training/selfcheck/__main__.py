@@ -10,6 +10,7 @@ from pathlib import Path
 from . import chapter as load_chapter
 from . import chapter_ids, results, runner
 
+PY_FILE = "transformer.py"
 DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
 IMPORT_SECONDS = 60  # beyond twice the chapter's budget: torch's import on a slow laptop
 
@@ -29,7 +30,10 @@ def main(argv=None, chapter=None, default_path=None):
     chapter = args.chapter or (known[-1] if len(known) == 1 else None)
     if chapter is None:
         parser.error(f"--chapter가 필요합니다 (가능한 장: {', '.join(known)})")
-    path = args.path or default_file(chapter)
+    try:
+        path = args.path or default_file(chapter)
+    except FileChoiceError as error:
+        parser.exit(2, f"{error}\n")
     timer = _time_limit(args.timeout or default_timeout(load_chapter(chapter).budget))
     try:
         outcome, notes = runner.check(chapter, path, visible_only=not args.hidden)
@@ -51,16 +55,32 @@ def default_timeout(budget):
     return max(DEFAULT_TIMEOUT, IMPORT_SECONDS + 2 * budget.wall_seconds)
 
 
+class FileChoiceError(Exception):
+    """The folder holds several files the self-check could mean; the Korean message lists them."""
+
+
 def default_file(chapter, folder="."):
-    """transformer.py (the .py track); in a notebook folder, the chapter's notebook (or the folder's only one)."""
+    """transformer.py (the .py track); in a notebook folder, the notebook named after the chapter
+    (`03_multihead.ipynb` over the copies `03_multihead (1).ipynb`, `03_multihead-Copy1.ipynb`), or the only
+    notebook of the chapter. Raises `FileChoiceError` when several could be meant and none has the exact name."""
     folder = Path(folder)
-    if (folder / "transformer.py").exists():
-        return "transformer.py"
+    if (folder / PY_FILE).exists():
+        return PY_FILE
+    exact = f"{chapter}.ipynb"
+    if (folder / exact).exists():
+        return exact
     notebooks = sorted(p.name for p in folder.glob("*.ipynb"))
-    for name in notebooks:
-        if name.startswith(str(chapter)[:2]):
-            return name
-    return notebooks[0] if len(notebooks) == 1 else "transformer.py"
+    candidates = [name for name in notebooks if name.startswith(str(chapter)[:2])] or notebooks
+    copies = sorted(p.name for p in folder.glob("transformer*.py"))
+    if not candidates and len(copies) > 1:
+        candidates = copies
+    elif not candidates:
+        return copies[0] if copies else PY_FILE
+    if len(candidates) == 1:
+        return candidates[0]
+    listed = "\n".join(f"  python -m selfcheck \"{name}\"" for name in candidates)
+    raise FileChoiceError(f"이 폴더에 {exact}이 없고, 점검할 수 있는 파일이 {len(candidates)}개 있어 어느 것인지 "
+                          f"알 수 없습니다. 점검할 파일의 이름을 붙여 다시 실행하세요:\n{listed}")
 
 
 def _time_limit(seconds):

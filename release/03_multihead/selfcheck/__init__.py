@@ -68,6 +68,7 @@ def verify(chapter_id, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
     __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
     from . import references, tracks
+    from .results import number
     from .framework import judge, torch_threads
 
     declared = chapter(chapter_id)
@@ -79,8 +80,8 @@ def verify(chapter_id, check_name, namespace):
         traces = {case: _run(declared.probe, namespace, case) for case in check.all_cases}
     (result,) = tracks.results_for(judge([check], declared.probe, {"traces": traces}, references.load(declared.id)), track)
     if not result.passed:
-        raise AssertionError(f"[{result.title}] {result.score:g}/{result.points:g}점 — {result.message}")
-    print(f"통과: {result.title} ({result.points:g}점)")
+        raise AssertionError(f"[{result.title}] {number(result.score)}/{number(result.points)}점 — {result.message}")
+    print(f"통과: {result.title} ({number(result.points)}점)")
 
 
 def _run(probe, namespace, case):

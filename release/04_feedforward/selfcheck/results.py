@@ -3,9 +3,22 @@
 import unicodedata
 
 
+DECIMALS = 2  # every score shown or exported carries at most two decimals; a check's score is rounded so already
+
+
+def rounded(value):
+    """`value` rounded to the two decimals scores carry (a sum of such scores, too)."""
+    return round(float(value), DECIMALS)
+
+
+def number(value):
+    """A score as shown and exported: 38.3333 → "38.33", 70.0 → "70", 2.5 → "2.5"."""
+    return f"{rounded(value):.{DECIMALS}f}".rstrip("0").rstrip(".").replace("-0", "0") or "0"
+
+
 def total(results):
-    """(score, max_score) of a list of CheckResult."""
-    return round(sum(r.score for r in results), 4), round(sum(r.points for r in results), 4)
+    """(score, max_score) of a list of CheckResult: the sums of the rounded per-check scores, so they add up."""
+    return rounded(sum(rounded(r.score) for r in results)), rounded(sum(r.points for r in results))
 
 
 def gradescope(results, extra=None):
@@ -17,8 +30,8 @@ def gradescope(results, extra=None):
         "tests": [
             {
                 "name": r.name,
-                "score": r.score,
-                "max_score": r.points,
+                "score": rounded(r.score),
+                "max_score": rounded(r.points),
                 "status": "passed" if r.passed else "failed",
                 "output": r.title + ("" if r.passed else f"\n{r.message}"),
                 "visibility": "visible" if r.visible else "after_published",
@@ -70,20 +83,20 @@ def table(results, heading="", notes=(), case_texts=()):
     width = max(_width(t) for t in titles)
     lines = [heading] if heading else []
     lines.extend(f"※ {note}" for note in notes)
-    lines.append(f"{_pad('검사', width)}  {'점수':>9}  결과")
+    lines.append(f"{_pad('검사', width)}  {'점수':>9}    결과")
     lines.append("-" * (width + 20))
     for r in results:
         mark = "통과" if r.passed else "실패"
-        lines.append(f"{_pad(r.title, width)}  {r.score:>4g}/{r.points:<4g}  {mark}")
+        lines.append(f"{_pad(r.title, width)}  {number(r.score):>5}/{number(r.points):<5}  {mark}")
     score, max_score = total(results)
     lines.append("-" * (width + 20))
-    lines.append(f"{_pad('합계', width)}  {score:>4g}/{max_score:<4g}")
+    lines.append(f"{_pad('합계', width)}  {number(score):>5}/{number(max_score):<5}")
     found = causes(results, case_texts)
     if found:
         lines.append("")
         lines.append("원인 (아래는 그 원인으로 실패한 검사)")
-        for number, (cause, titles, cases) in enumerate(found, 1):
-            lines.append(f"{number}. {cause}")
+        for index, (cause, titles, cases) in enumerate(found, 1):
+            lines.append(f"{index}. {cause}")
             lines.extend(f"    └ {title}" for title in titles)
             if cases:
                 lines.append(f"      (입력: {', '.join(cases)})")

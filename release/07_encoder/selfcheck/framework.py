@@ -213,7 +213,7 @@ def _run_check(check, evidence):
         verdict = Verdict(finding.fraction, finding.message)
     fraction = min(1.0, max(0.0, verdict.fraction))
     message = "" if fraction >= 1.0 else verdict.message
-    return CheckResult(check.name, check.title, check.points, round(check.points * fraction, 4), check.visible, message)
+    return CheckResult(check.name, check.title, check.points, round(check.points * fraction, 2), check.visible, message)
 
 
 def outcome_failure(outcome):
@@ -221,9 +221,12 @@ def outcome_failure(outcome):
     if "failure" in outcome:
         return outcome["failure"]
     if "load_error" in outcome:
+        from .errortext import cuda_problem
         from .loading import place
 
         error = outcome["load_error"]
+        if isinstance(error, dict) and cuda_problem(error):
+            return cuda_problem(error)
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
         where = place(error.get("where"))
         return messages.load_error(f"{detail}{', ' + where if where else ''}")

@@ -32,7 +32,7 @@ def encode(value, depth=0):
 def _encode_tensor(tensor):
     import torch
 
-    detached = tensor.detach()
+    detached = tensor.detach().cpu()  # a GPU runtime's tensor is described like a CPU one
     description = {
         "kind": "tensor",
         "dtype": str(detached.dtype).replace("torch.", ""),

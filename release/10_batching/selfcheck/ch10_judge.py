@@ -17,6 +17,7 @@ from .calls import explain_error
 from .compare import decode, shape_text
 from .contract import Chapter, Picture
 from .framework import Check, Finding, each_case
+from .korean import attach
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(10)"),
@@ -167,7 +168,7 @@ def attribute_problem(evidence, case, student, name):
         return f"{_label(name)} 속성이 없습니다. 속성 이름도 채점 기준의 일부입니다."
     value = _value(got)
     if value is None:
-        return f"{_label(name)}은(는) torch 텐서여야 하는데 {got.get('type', got.get('kind'))} 값입니다."
+        return f"{attach(_label(name), '은')} torch 텐서여야 하는데 {got.get('type', got.get('kind'))} 값입니다."
     if same_value(got, decode(expected)):
         return _dtype_problem(name, got, expected)
     found = _ranked(evidence, case, student, name)
@@ -204,7 +205,7 @@ def default_problem(evidence, case):
     differ = [name for name in student if student[name] != twin.get("attributes", {}).get(name)]
     if not differ:
         return None
-    return f"{BUGS['default_pad']} (pad를 넘기지 않으면 {', '.join(_label(n) for n in differ)}이(가) pad=2일 때와 다릅니다.)"
+    return f"{BUGS['default_pad']} (pad를 넘기지 않으면 {attach(', '.join(_label(n) for n in differ), '이')} pad=2일 때와 다릅니다.)"
 
 
 @each_case

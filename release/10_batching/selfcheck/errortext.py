@@ -2,6 +2,24 @@
 """The Korean sentence for an exception the student's code raised, shared by every chapter's judge."""
 from .loading import place
 
+# What torch says when code asks for a GPU that is not there (the grader's CPU), or mixes a GPU tensor with the
+# CPU tensors the checks pass in (a student's Colab GPU runtime).
+CUDA_WORDS = ("not compiled with CUDA", "NVIDIA driver", "No CUDA GPUs", "CUDA error", "CUDA driver",
+              "on the same device", "cuda:0", "device type cuda", "CUDA_VISIBLE_DEVICES")
+CUDA = ("GPU(CUDA)를 쓰는 코드입니다{detail}. 채점은 GPU가 없는 CPU에서 실행되므로 `.cuda()`나 `device=\"cuda\"`는 "
+        "오류가 나고, GPU가 있는 런타임에서도 CPU로 들어온 입력과 섞이면 오류가 납니다. 장치를 직접 정하지 말고 입력을 "
+        "따라가게 쓰세요: 새 텐서는 `torch.zeros(..., device=x.device)`나 `torch.ones_like(x)`로 만들고, 옮길 때는 "
+        "`.to(x.device)`를 쓰세요 (x는 함수가 받은 입력 텐서).")
+
+
+def cuda_problem(error):
+    """The Korean explanation when the exception `error` (a described exception) came from asking for a GPU, else None."""
+    message = f"{error.get('type', '')}: {error.get('message', '')}"
+    if not any(word in message for word in CUDA_WORDS):
+        return None
+    where = place(error.get("where"))
+    return CUDA.format(detail=f" ({where})" if where else "")
+
 
 def runtime_error(evidence, case, error):
     """`실행 중 오류가 났습니다 (NameError: …, 코드 셀 3의 5번째 줄: `…`).`
@@ -9,6 +27,9 @@ def runtime_error(evidence, case, error):
     The exception's message is shown for a visible case, and for a hidden case only when a visible case raised
     the very same message (so one crash reads the same on every check, and nothing hidden is revealed).
     """
+    gpu = cuda_problem(error)
+    if gpu:
+        return gpu
     detail = error["type"]
     if error.get("message") and (_visible(evidence, case) or _seen_on_visible_case(evidence, error)):
         detail += f": {error['message']}"

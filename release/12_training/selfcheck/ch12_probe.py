@@ -244,7 +244,7 @@ def record_epoch(namespace, case, pairs):
     model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs)
     before = fingerprint(model)
     mode = "train" if case.kind == "train" else "eval"
-    with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (Tokens / Sec) change from run to run
+    with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (초당 토큰) change from run to run
         result = namespace.run_epoch(iter(batches), model, spy, optimizer, scheduler, mode=mode,
                                      accum_iter=case.accum_iter, train_state=namespace.TrainState())
     pair = isinstance(result, (tuple, list)) and len(result) == 2
