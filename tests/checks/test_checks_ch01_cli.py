@@ -142,7 +142,7 @@ BAD_INPUTS = {
     "missing_file": (_missing, "찾을 수 없습니다"),
     "empty_file": (_empty, "비어 있습니다"),
     "not_utf8": (_not_utf8, "UTF-8"),
-    "corrupt_ipynb": (_corrupt_notebook, "손상"),
+    "corrupt_ipynb": (_corrupt_notebook, "중간에서 잘려"),  # cut short: the reason, not a generic "손상"
     "syntax_error": (_syntax_error, "SyntaxError"),
 }
 

@@ -68,7 +68,7 @@ def test_scores_statuses_and_messages(graded):
     assert found["no_scale"]["score"] == 36 and found["unimplemented"]["score"] == 0
     assert found["log_softmax"]["score"] == 23
     assert found["notebook_half_dk"]["score"] == pytest.approx(67.33, abs=1e-9)  # 10/3 on scaling_statistics, as 3.33
-    for name, words in (("corrupt", "손상"), ("euc_kr", "UTF-8"), ("empty", "비어")):
+    for name, words in (("corrupt", "중간에서 잘려"), ("euc_kr", "UTF-8"), ("empty", "비어")):
         document = found[name]
         assert (document["status"], document["score"], document["sandbox"]) == ("unreadable", 0, None)
         assert words in document["output"] and all(words in test["output"] for test in document["tests"])
