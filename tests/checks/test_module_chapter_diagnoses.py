@@ -29,9 +29,24 @@ def test_key_as_value_is_only_wrong_when_key_differs_from_value():
     assert not results["cross_attention"].passed
 
 
+@pytest.mark.parametrize("fixture", ["shared_clones", "shallow_clones_loop", "plain_list"])
+def test_a_faulty_clones_costs_only_its_own_check(fixture):
+    """A clones that shares (or does not register) its copies fails its own check, which says that the class checks ran
+    with the probe's deep-copying stand-in; the class checks then judge the class alone (and pass here)."""
+    from grader.checks import ch03_judge
+
+    results = _results(fixture)
+    assert [name for name, r in results.items() if not r.passed] == ["clones_deep_copies"]
+    assert ch03_judge.STAND_IN in results["clones_deep_copies"].message
+
+
 def test_shared_weights_name_the_aliased_parameters():
-    """`[nn.Linear(...)] * 4`: the structure check names the parameters that are one tensor."""
-    assert "`linears.0.weight` = `linears.1.weight`" in _results("shared_clones")["module_structure"].message
+    """`[nn.Linear(...)] * 4` in a structure the class builds itself: the structure check names the parameters that
+    are one tensor."""
+    from grader.checks import module_judge
+
+    found = {"shared": [["linears.0.weight", "linears.1.weight"]]}
+    assert "`linears.0.weight` = `linears.1.weight`" in module_judge.shared_problem(found)
 
 
 @pytest.mark.parametrize("chapter_id, fixture, expected, found", [

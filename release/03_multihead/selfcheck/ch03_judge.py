@@ -149,6 +149,33 @@ def clones_deep_copies(evidence):
     return Verdict.ok()
 
 
+STAND_IN = ("MultiHeadedAttention의 검사는 채점기가 만든 깊은 복사 clones로 대신 채점합니다: 이 실수로는 clones 검사의 "
+            "점수만 잃습니다.")
+
+
+def clones_check(evidence):
+    """clones_deep_copies, saying when it fails that the MultiHeadedAttention checks run with the probe's clones."""
+    verdict = clones_deep_copies(evidence)
+    if verdict.fraction >= 1 or evidence.trace("clones").get("error", {}).get("type") == "NotImplementedError":
+        return verdict
+    return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+
+def with_stand_in(judge):
+    """`judge` on the runs with the probe's deep-copying clones when the student's clones fails its own check
+    (one mistake costs its own unit's points: the class is judged as if clones were right)."""
+
+    def judged(evidence):
+        if clones_deep_copies(evidence).fraction < 1:
+            read = [case for case in probe.CASES if case != "clones" and evidence.may_read(case)]
+            replaced = {case: evidence.trace(case)["stand_in"] for case in read if "stand_in" in evidence.trace(case)}
+            evidence = evidence.with_traces(replaced)
+        return judge(evidence)
+
+    judged.__doc__ = judge.__doc__
+    return judged
+
+
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
     return module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT)
@@ -178,23 +205,29 @@ def stores_attn(evidence):
 
 
 SEED = ("self_attn",)  # read by every forward check: the bug models' tie-break
+CLONES = ("clones",)  # read by every class check: a failing clones → judged with the probe's stand-in
+
+
+def mha_check(name, points, title, case, judge, visible=True):
+    """A MultiHeadedAttention check of `case`, judged with the stand-in clones when the student's clones fails."""
+    reads = CLONES + (() if case in SEED or probe.CASES[case].kind != "forward" else SEED)
+    return Check(name=name, points=points, title=title, cases=(case,), reads=reads, judge=with_stand_in(judge),
+                 visible=visible)
+
 
 CHECKS = [
-    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=("clones",),
-          judge=clones_deep_copies),
-    Check(name="module_structure", points=10, title="linears.0–3의 이름과 모양, 4(d²+d)개 parameter",
-          cases=("module",),
-          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
-    Check(name="self_attention", points=15, title="self-attention (2, 6, 32) → (2, 6, 32)", cases=("self_attn",),
-          judge=output_check("self_attn")),
-    Check(name="stores_attn", points=5, title="self.attn에 (batch, h, 길이, 길이) 가중치 저장", cases=("self_attn",),
-          judge=stores_attn),
-    Check(name="cross_attention", points=10, title="query 길이 ≠ key 길이, key ≠ value", cases=("cross",), reads=SEED,
-          judge=output_check("cross")),
-    Check(name="padding_mask", points=10, title="문장마다 다른 padding mask (head 축에 broadcast)", cases=("padding",), reads=SEED,
-          judge=output_check("padding")),
-    Check(name="dropout_train", points=10, title="train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)",
-          cases=("dropout_train",), reads=SEED, judge=output_check("dropout_train")),
+    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=CLONES,
+          judge=clones_check),
+    mha_check("module_structure", 10, "linears.0–3의 이름과 모양, 4(d²+d)개 parameter", "module",
+              module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
+    mha_check("self_attention", 15, "self-attention (2, 6, 32) 출력 = 기준", "self_attn", output_check("self_attn")),
+    mha_check("stores_attn", 5, "self.attn에 저장한 (batch, h, 길이, 길이) 가중치 = 기준", "self_attn", stores_attn),
+    mha_check("cross_attention", 10, "cross-attention 출력 (query 길이 ≠ key 길이, key ≠ value) = 기준", "cross",
+              output_check("cross")),
+    mha_check("padding_mask", 10, "문장마다 다른 padding mask의 출력 = 기준 (head 축에 broadcast)", "padding",
+              output_check("padding")),
+    mha_check("dropout_train", 10, "train 모드 dropout 출력 = 기준 (시드 고정, attention 안의 dropout)", "dropout_train",
+              output_check("dropout_train")),
 ]
 
 
