@@ -138,17 +138,26 @@ def clones_faulty(namespace):
 
 
 class stand_in:
-    """`namespace.<name>` replaced by `function` inside the block (the student's own restored after)."""
+    """`<name>` replaced by `function` inside the block, both in `namespace` and in the globals the student's class
+    reads (a notebook's check cell hands over a copy of its globals), the student's own restored after."""
 
     def __init__(self, namespace, name, function):
         self.namespace, self.name, self.function = namespace, name, function
+        init = getattr(getattr(namespace, CLASS, None), "__init__", None)
+        found = getattr(init, "__globals__", None)
+        self.globals = found if isinstance(found, dict) and name in found else None
 
     def __enter__(self):
         self.saved = getattr(self.namespace, self.name)
         setattr(self.namespace, self.name, self.function)
+        if self.globals is not None:
+            self.saved_global = self.globals[self.name]
+            self.globals[self.name] = self.function
 
     def __exit__(self, *exc):
         setattr(self.namespace, self.name, self.saved)
+        if self.globals is not None:
+            self.globals[self.name] = self.saved_global
 
 
 def run_clones(namespace, case):

@@ -4,7 +4,7 @@
 This is the code that executes student code: in the grading sandbox's child process, or in the
 student's own self-check. It never loads reference data.
 """
-from .loading import module_from_source
+from .loading import given_code, module_from_source
 from .tensors import describe_exception
 
 
@@ -17,11 +17,12 @@ def execute(source, probe, case_names):
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _with_notes({"load_error": describe_exception(error)}, notes)
     traces = {}
-    for name in case_names:
-        try:
-            traces[name] = probe.run_case(module, name)
-        except BaseException as error:
-            traces[name] = {"error": describe_exception(error)}
+    with given_code(probe):
+        for name in case_names:
+            try:
+                traces[name] = probe.run_case(module, name)
+            except BaseException as error:
+                traces[name] = {"error": describe_exception(error)}
     return _with_notes({"traces": traces}, notes)
 
 
