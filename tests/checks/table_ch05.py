@@ -20,6 +20,7 @@ EXPECTED = {
     # same outputs: only the module's structure shows these two
     "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
     "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
+    "pe_max_len_ignored": fails(92.5, {"pe_structure"}, "max_len_ignored"),  # torch.zeros(5000, d_model)
     "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
     "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
     "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
