@@ -82,3 +82,15 @@ def test_the_correct_bug_model_reproduces_the_reference(chapter_id):
         produced = contract.model_code.call(correct[0], case, contract.probe.make_inputs(case))
         output = produced[0] if isinstance(produced, tuple) else produced
         assert close(output.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case
+
+
+def test_the_stand_in_leaves_the_students_clones_in_place():
+    """After the class cases ran with the stand-in, the student's own (shallow) clones is back in their namespace and
+    still fails its check when it is judged later in the same session (as in a notebook)."""
+    from grader.checks import ch03_probe
+    from grader.checks.loading import module_from_source, read_source
+
+    module = module_from_source(read_source(CH03.fixture("shallow_clones_loop")))
+    own = module.clones
+    trace = ch03_probe.run_case(module, "self_attn")
+    assert "stand_in" in trace and module.clones is own and ch03_probe.clones_faulty(module)

@@ -32,6 +32,7 @@ WRITTEN_IN = {
     "06": ("LayerNorm", "SublayerConnection"), "07": ("EncoderLayer", "Encoder"), "08": ("DecoderLayer", "Decoder"),
     "09": ("EncoderDecoder", "Generator", "make_model"), "10": ("Batch",), "11": ("rate", "LabelSmoothing"),
     "12": ("data_gen", "SimpleLossCompute", "run_epoch"), "13": ("greedy_decode",),
+    "14": ("fill_attention", "get_encoder", "get_decoder_self", "get_decoder_src", "attn_map", "visualize_layer"),
 }
 ALWAYS_GIVEN = ("TrainState",)  # shipped written in chapter 12, where it is first used
 _GIVEN = contextvars.ContextVar("given", default=frozenset())

@@ -149,15 +149,15 @@ class stand_in:
 
     def __enter__(self):
         self.saved = getattr(self.namespace, self.name)
+        self.saved_global = self.globals[self.name] if self.globals is not None else None
         setattr(self.namespace, self.name, self.function)
         if self.globals is not None:
-            self.saved_global = self.globals[self.name]
             self.globals[self.name] = self.function
 
     def __exit__(self, *exc):
-        setattr(self.namespace, self.name, self.saved)
         if self.globals is not None:
             self.globals[self.name] = self.saved_global
+        setattr(self.namespace, self.name, self.saved)
 
 
 def run_clones(namespace, case):
