@@ -2,7 +2,7 @@
 from collections import Counter
 from functools import lru_cache
 
-from grader.checks.results import ranked
+from grader.checks.results import known_text, ranked
 
 from .results import diagnosis
 
@@ -23,10 +23,10 @@ def _chapter(chapter_id):
 
 
 def topic(line, bugs, cases):
-    """The topic of one diagnosis line."""
-    for known in bugs:
-        if known in line:
-            return known
+    """The topic of one diagnosis line: the one known bug text it holds, else the line without its case prefix."""
+    known = known_text(line, bugs)
+    if known:
+        return known
     for case in cases:
         if line.startswith(case + ": "):
             return line[len(case) + 2:].strip()

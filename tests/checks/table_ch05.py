@@ -24,5 +24,6 @@ EXPECTED = {
     "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
     "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
     "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
-    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", pe_structure="dropout_module"),
+    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", first="dropout_module",
+                               pe_structure="dropout_module"),
 }

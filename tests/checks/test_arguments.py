@@ -45,7 +45,7 @@ def _differs(value, default):
         return False
     try:
         return bool(value != default)
-    except Exception:  # tensors and other values without a plain truth value
+    except (TypeError, ValueError, RuntimeError):  # tensors and other values without a plain truth value
         return True
 
 

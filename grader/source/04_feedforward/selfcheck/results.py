@@ -63,10 +63,17 @@ def ranked(grouped, bugs=()):
     return [(cause, *grouped[cause]) for cause in order if rank(cause, bugs) < 2]
 
 
+def known_text(line, bugs):
+    """The one known bug text `line` holds (None when it holds none, or several: bugs that occur together)."""
+    found = [known for known in bugs if known in line]
+    found = [known for known in found if not any(known != other and known in other for other in found)]
+    return found[0] if len(found) == 1 else None
+
+
 def causes(results, case_texts=(), bugs=()):
     """[(cause, [titles of the failed checks it affects], [inputs it was seen on])]: each distinct diagnosis once,
     ranked (`ranked`: a known bug of `bugs` first, the generic one only when nothing else was found); a line
-    `<case text>: <cause>` counts as `<cause>` seen on that input, a line holding a known bug text as that text."""
+    `<case text>: <cause>` counts as `<cause>` seen on that input, a line holding one known bug text as that text."""
     grouped = {}
     for r in results:
         if r.passed:
@@ -75,7 +82,7 @@ def causes(results, case_texts=(), bugs=()):
             cause, case = _split_case(line.strip(), case_texts)
             if not cause:
                 continue
-            cause = next((known for known in sorted(bugs, key=len, reverse=True) if known in cause), cause)
+            cause = known_text(cause, bugs) or cause
             titles, cases = grouped.setdefault(cause, ([], []))
             if r.title not in titles:
                 titles.append(r.title)
