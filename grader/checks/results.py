@@ -1,4 +1,5 @@
 """Present check results: a Korean table for the terminal, and Gradescope's results.json schema."""
+import re
 import unicodedata
 
 
@@ -62,6 +63,28 @@ def ranked(grouped, bugs=()):
     return [(cause, *grouped[cause]) for cause in order if rank(cause, bugs) < 2]
 
 
+# errortext.runtime_error's sentence: the exception's type, its message (not on a hidden case), where it happened
+ERROR_LINE = re.compile(r"^실행 중 오류가 났습니다 \((?P<type>[\w.]+)(?P<message>: .*?)?(?P<where>, (?:위에서|실행 번호|\S+\.py ).*)?\)\.$")
+
+
+def merge_errors(grouped):
+    """One exception is one cause: a hidden check's sentence without the message joins the same exception's sentence
+    with it (same type, same place)."""
+    full = {}
+    for cause in grouped:
+        found = ERROR_LINE.match(cause)
+        if found and found["message"]:
+            full.setdefault((found["type"], found["where"]), cause)
+    for cause in list(grouped):
+        found = ERROR_LINE.match(cause)
+        target = found and not found["message"] and full.get((found["type"], found["where"]))
+        if target:
+            titles, cases = grouped.pop(cause)
+            grouped[target][0].extend(t for t in titles if t not in grouped[target][0])
+            grouped[target][1].extend(c for c in cases if c not in grouped[target][1])
+    return grouped
+
+
 def known_text(line, bugs):
     """The one known bug text `line` holds (None when it holds none, or several: bugs that occur together)."""
     found = [known for known in bugs if known in line]
@@ -87,7 +110,7 @@ def causes(results, case_texts=(), bugs=()):
                 titles.append(r.title)
             if case and case not in cases:
                 cases.append(case)
-    return ranked(grouped, bugs)
+    return ranked(merge_errors(grouped), bugs)
 
 
 def _split_case(line, case_texts):

@@ -2,7 +2,7 @@
 from collections import Counter
 from functools import lru_cache
 
-from grader.checks.results import known_text, ranked
+from grader.checks.results import known_text, merge_errors, ranked
 
 from .results import diagnosis
 
@@ -41,7 +41,7 @@ def topics(result, bugs, cases):
         for line in diagnosis(test).splitlines():
             if line.strip():
                 grouped.setdefault(topic(line, bugs, cases), ([], []))
-    return [cause for cause, _, _ in ranked(grouped, bugs)]
+    return [cause for cause, _, _ in ranked(merge_errors(grouped), bugs)]
 
 
 def frequent(results, bugs, cases):

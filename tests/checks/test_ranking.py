@@ -42,6 +42,16 @@ def test_one_bug_is_one_cause_with_every_check_it_explains():
     assert found == [(BUG, ["a", "b"], [])]
 
 
+def test_one_exception_is_one_cause_on_visible_and_hidden_checks():
+    """A hidden check's error sentence (no message) and a visible one's (with it), same type and line: one cause."""
+    where = "transformer.py 368번째 줄: `loss_node.backward()`"
+    visible = f"실행 중 오류가 났습니다 (RuntimeError: element 0 of tensors does not require grad, {where})."
+    hidden = f"실행 중 오류가 났습니다 (RuntimeError, {where})."
+    other = "실행 중 오류가 났습니다 (RuntimeError, transformer.py 12번째 줄: `x.view(3)`)."
+    found = results.causes([_failed("a", visible), _failed("b", hidden), _failed("c", other)])
+    assert found == [(visible, ["a", "b"], []), (other, ["c"], [])]
+
+
 SOURCE = "def attention(x):\n    return x.missing\n\n\ndef clones(module, N):\n    return attention(module)\n"
 
 
