@@ -8,11 +8,11 @@ from selfcheck import verify
 VISIBLE_CHECKS = [
     "clones_deep_copies",  # 10점 — clones는 깊은 복사 N개를 nn.ModuleList로
     "module_structure",  # 10점 — linears.0–3의 이름과 모양, 4(d²+d)개 parameter
-    "self_attention",  # 15점 — self-attention (2, 6, 32) → (2, 6, 32)
-    "stores_attn",  # 5점 — self.attn에 (batch, h, 길이, 길이) 가중치 저장
-    "cross_attention",  # 10점 — query 길이 ≠ key 길이, key ≠ value
-    "padding_mask",  # 10점 — 문장마다 다른 padding mask (head 축에 broadcast)
-    "dropout_train",  # 10점 — train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)
+    "self_attention",  # 15점 — self-attention (2, 6, 32) 출력 = 기준
+    "stores_attn",  # 5점 — self.attn에 저장한 (batch, h, 길이, 길이) 가중치 = 기준
+    "cross_attention",  # 10점 — cross-attention 출력 (query 길이 ≠ key 길이, key ≠ value) = 기준
+    "padding_mask",  # 10점 — 문장마다 다른 padding mask의 출력 = 기준 (head 축에 broadcast)
+    "dropout_train",  # 10점 — train 모드 dropout 출력 = 기준 (시드 고정, attention 안의 dropout)
 ]
 
 

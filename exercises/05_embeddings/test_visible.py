@@ -8,7 +8,7 @@ from selfcheck import verify
 VISIBLE_CHECKS = [
     "embeddings_structure",  # 10점 — self.lut: nn.Embedding(vocab, d_model)
     "embeddings_scale",  # 15점 — Embeddings 출력 = lut(x) × √d_model
-    "pe_structure",  # 15점 — pe는 (1, max_len, d_model) buffer, parameter 없음, dropout
+    "pe_structure",  # 15점 — pe는 (1, max_len, d_model) buffer, parameter 없음, dropout (max_len을 따름)
     "pe_eval",  # 20점 — 새로 만든 PositionalEncoding의 eval 출력 = x + pe[:, :길이]
     "pe_dropout_train",  # 10점 — train 모드 dropout은 x + pe 뒤 (시드 고정 시 기준과 같음)
 ]

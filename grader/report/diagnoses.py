@@ -2,6 +2,8 @@
 from collections import Counter
 from functools import lru_cache
 
+from grader.checks.results import known_text, merge_errors, ranked
+
 from .results import diagnosis
 
 
@@ -21,10 +23,10 @@ def _chapter(chapter_id):
 
 
 def topic(line, bugs, cases):
-    """The topic of one diagnosis line."""
-    for known in bugs:
-        if known in line:
-            return known
+    """The topic of one diagnosis line: the one known bug text it holds, else the line without its case prefix."""
+    known = known_text(line, bugs)
+    if known:
+        return known
     for case in cases:
         if line.startswith(case + ": "):
             return line[len(case) + 2:].strip()
@@ -32,13 +34,14 @@ def topic(line, bugs, cases):
 
 
 def topics(result, bugs, cases):
-    """The distinct topics of one submission's failed checks, in check order."""
-    found = []
+    """The distinct topics of one submission's failed checks, ranked as the self-check ranks its causes
+    (`grader.checks.results.ranked`: known bugs first, the generic one only when nothing else was found)."""
+    grouped = {}
     for test in result.failed:
         for line in diagnosis(test).splitlines():
             if line.strip():
-                found.append(topic(line, bugs, cases))
-    return list(dict.fromkeys(found))
+                grouped.setdefault(topic(line, bugs, cases), ([], []))
+    return [cause for cause, _, _ in ranked(merge_errors(grouped), bugs)]
 
 
 def frequent(results, bugs, cases):

@@ -21,18 +21,21 @@ IDS = [source.id for source in course.all_chapters()]
 class Bug:
     """What one bug fixture must get: exactly `score` points, failing exactly the checks of `diagnoses`.
 
-    `diagnoses` maps each failing check to the bug keys whose Korean texts its message must contain.
+    `diagnoses` maps each failing check to the bug keys whose Korean texts its message must contain; `first` is the bug
+    key whose text must be the first cause the student reads (the self-check's and the feedback's ranking).
     """
 
     score: float
     diagnoses: dict = field(default_factory=dict)
+    first: str = None
 
 
-def fails(score, checks, key, **others):
-    """Bug(score, each of `checks` naming BUGS[key]), with `others` (check=(keys…)) overriding single checks."""
+def fails(score, checks, key, first=None, **others):
+    """Bug(score, each of `checks` naming BUGS[key]), with `others` (check=(keys…)) overriding single checks; the
+    first cause is BUGS[key] unless `first` names another key."""
     diagnoses = {check: (key,) for check in checks}
     diagnoses.update({check: (keys,) if isinstance(keys, str) else tuple(keys) for check, keys in others.items()})
-    return Bug(score, diagnoses)
+    return Bug(score, diagnoses, first or key)
 
 
 @dataclass(frozen=True)

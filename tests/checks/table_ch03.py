@@ -19,9 +19,13 @@ EXPECTED = {
     "no_merge_transpose": fails(25, OUTPUTS, "no_merge_transpose"),  # x.contiguous().view(…) before the output
     "no_contiguous": fails(20, FORWARD, "no_contiguous"),  # transpose(1, 2).view(…): RuntimeError
     "no_unsqueeze": fails(75, PER_EXAMPLE_PADDING, "no_unsqueeze"),  # mask kept as (batch, 1, key length)
-    "shared_clones": fails(0, ALL, "clones_shared"),  # nn.ModuleList([module] * N)
-    "shallow_copy": fails(0, ALL, "clones_shared"),  # copy.copy(module)
-    "plain_list": fails(0, ALL, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
+    # A faulty clones costs its own check only: the class is judged with the probe's deep-copying stand-in.
+    "shared_clones": fails(90, {"clones_deep_copies"}, "clones_shared"),  # nn.ModuleList([module] * N)
+    "shallow_copy": fails(90, {"clones_deep_copies"}, "clones_shared"),  # copy.copy(module)
+    "shallow_clones_loop": fails(90, {"clones_deep_copies"}, "clones_shared"),  # [module for _ in range(N)]
+    "plain_list": fails(90, {"clones_deep_copies"}, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
+    "split_transpose_axes": fails(20, FORWARD, "split_transpose_axes"),  # view(…, h, d_k).transpose(1, 3)
+    "dropout_on_output": fails(83, TRAIN, "dropout_on_output"),  # self.dropout(self.linears[-1](x))
     "no_output_projection": fails(25, OUTPUTS, "no_output_projection"),  # return x
     "dk_is_d_model": fails(20, FORWARD, "dk_is_d_model"),  # self.d_k = d_model
     "dropout_not_passed": fails(83, TRAIN, "dropout_not_passed"),  # attention(…, mask=mask)

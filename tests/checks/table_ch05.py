@@ -20,10 +20,12 @@ EXPECTED = {
     # same outputs: only the module's structure shows these two
     "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
     "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
+    "pe_max_len_ignored": fails(92.5, {"pe_structure"}, "max_len_ignored"),  # torch.zeros(5000, d_model)
     "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
     "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
     "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
-    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", pe_structure="dropout_module"),
+    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", first="dropout_module",
+                               pe_structure="dropout_module"),
     # near misses (issue 27): almost right, and each must still fail
     # math.log(10001.0): frequencies off by 1e-4 relative, seen at the later positions only
     "near_log_10001": fails(80, {"pe_dropout_train", "hidden_pe"}, "pe_frequencies"),

@@ -17,11 +17,13 @@ EXPECTED = {
     "piecewise_no_guard": fails(90, {"rate_step_zero"}, "step_zero_value"),  # if step < warmup: …, rate(0) = 0
     "max_for_min": fails(60, RATES, "max_for_min"),
     # torch.maximum without the guard: inf at step 0 (max(inf, 0)), max for min everywhere else
-    "torch_max_no_guard": fails(50, RATES, "max_for_min", rate_step_zero="no_step_guard"),
+    "torch_max_no_guard": fails(50, RATES, "max_for_min", first="no_step_guard",
+                                 rate_step_zero="no_step_guard"),
     "model_size_exponent": fails(60, RATES, "model_size_exponent"),  # model_size ** 0.5
     "warmup_exponent": fails(70, WARMUP, "warmup_exponent"),  # warmup ** (-0.5): the steps after warmup are right
     # model_size ** (-1.5), warmup ** (-0.5): after warmup only the model size shows
-    "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
+    "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", first="warmup_exponent",
+                                **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
     "factor_missing": fails(85, {"rate_config", "hidden_rate"}, "factor_missing"),  # factor 1 elsewhere
     "denominator": fails(55, SMOOTHING, "denominator"),  # smoothing / (size - 1)
     "confidence_swapped": fails(55, SMOOTHING, "swapped"),

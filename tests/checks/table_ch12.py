@@ -5,6 +5,7 @@ Diagnoses are named by bug key (`ch12_judge.BUGS`), never retyped.
 from .chapters import fails
 
 DATA = frozenset({"hidden_data"})
+LOSS = frozenset({"loss_compute", "hidden_loss"})
 RUNS = frozenset({"train_epoch", "accumulation", "hidden_train"})  # the training runs (eval_mode does not step)
 
 EXPECTED = {
@@ -16,10 +17,10 @@ EXPECTED = {
     "accum_ignored": fails(70, {"train_state", "accumulation", "hidden_train"}, "accum_ignored"),
     "tokens_not_accumulated": fails(75, {"train_state", "hidden_train"}, "tokens_not_accumulated"),
     "epoch_holds_graph": fails(65, {"train_epoch", "eval_mode", "hidden_train"}, "epoch_graph"),
-    # SimpleLossCompute's mistakes show in its own checks and in every run that uses it
-    "loss_not_divided": fails(40, RUNS | {"loss_compute", "eval_mode", "hidden_loss"}, "loss_not_divided"),
-    "loss_holds_graph": fails(50, {"loss_compute", "train_epoch", "eval_mode", "hidden_loss", "hidden_train"},
-                              "loss_graph"),  # return sloss * norm, sloss
+    # SimpleLossCompute's mistakes cost its own checks only: run_epoch is judged with the probe's stand-in
+    "loss_not_divided": fails(85, LOSS, "loss_not_divided"),
+    "loss_holds_graph": fails(85, LOSS, "loss_graph"),  # return sloss * norm, sloss
+    "loss_detached": fails(85, LOSS, "loss_node_detached"),  # return sloss.data * norm, sloss.data
     # data_gen's mistakes
     "data_no_start": fails(80, DATA | {"data_tokens"}, "data_no_start"),
     "data_draws_pad": fails(80, DATA | {"data_tokens"}, "data_pad"),  # torch.randint(0, V, ...)

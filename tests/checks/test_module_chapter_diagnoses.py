@@ -29,9 +29,24 @@ def test_key_as_value_is_only_wrong_when_key_differs_from_value():
     assert not results["cross_attention"].passed
 
 
+@pytest.mark.parametrize("fixture", ["shared_clones", "shallow_clones_loop", "plain_list"])
+def test_a_faulty_clones_costs_only_its_own_check(fixture):
+    """A clones that shares (or does not register) its copies fails its own check, which says that the class checks ran
+    with the probe's deep-copying stand-in; the class checks then judge the class alone (and pass here)."""
+    from grader.checks import ch03_judge
+
+    results = _results(fixture)
+    assert [name for name, r in results.items() if not r.passed] == ["clones_deep_copies"]
+    assert ch03_judge.STAND_IN in results["clones_deep_copies"].message
+
+
 def test_shared_weights_name_the_aliased_parameters():
-    """`[nn.Linear(...)] * 4`: the structure check names the parameters that are one tensor."""
-    assert "`linears.0.weight` = `linears.1.weight`" in _results("shared_clones")["module_structure"].message
+    """`[nn.Linear(...)] * 4` in a structure the class builds itself: the structure check names the parameters that
+    are one tensor."""
+    from grader.checks import module_judge
+
+    found = {"shared": [["linears.0.weight", "linears.1.weight"]]}
+    assert "`linears.0.weight` = `linears.1.weight`" in module_judge.shared_problem(found)
 
 
 @pytest.mark.parametrize("chapter_id, fixture, expected, found", [
@@ -67,3 +82,15 @@ def test_the_correct_bug_model_reproduces_the_reference(chapter_id):
         produced = contract.model_code.call(correct[0], case, contract.probe.make_inputs(case))
         output = produced[0] if isinstance(produced, tuple) else produced
         assert close(output.detach().to(torch.float64), decode(reference["cases"][case]["result"])), case
+
+
+def test_the_stand_in_leaves_the_students_clones_in_place():
+    """After the class cases ran with the stand-in, the student's own (shallow) clones is back in their namespace and
+    still fails its check when it is judged later in the same session (as in a notebook)."""
+    from grader.checks import ch03_probe
+    from grader.checks.loading import module_from_source, read_source
+
+    module = module_from_source(read_source(CH03.fixture("shallow_clones_loop")))
+    own = module.clones
+    trace = ch03_probe.run_case(module, "self_attn")
+    assert "stand_in" in trace and module.clones is own and ch03_probe.clones_faulty(module)

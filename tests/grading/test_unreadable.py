@@ -9,7 +9,7 @@ from .helpers import SUBMISSIONS, grade, results, solution_source
 
 pytestmark = pytest.mark.grading
 
-UNREADABLE = {"corrupt": ("corrupt.ipynb", "손상"), "euc_kr": ("euc_kr.py", "UTF-8"), "empty": ("empty.py", "비어")}
+UNREADABLE = {"corrupt": ("corrupt.ipynb", "잘려"), "euc_kr": ("euc_kr.py", "UTF-8"), "empty": ("empty.py", "비어")}
 
 
 @pytest.fixture(scope="module")

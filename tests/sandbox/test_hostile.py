@@ -201,7 +201,7 @@ def test_repository_is_invisible(hostile):
                      if tree.startswith(str(REPO) + "/")})
     assert lines["REPO"] == (repr(inside) if inside else "None")
     assert lines["CODE"] == "['__init__.py', 'checks', 'sandbox']"
-    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'ipython.py', 'loading.py', 'tensors.py']"
+    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'guard.py', 'ipython.py', 'loading.py', 'tensors.py']"
     assert "OPEN" in lines
 
 
@@ -271,10 +271,12 @@ def test_monkeypatching_changes_only_the_students_own_outputs(hostile):
     """Patching json.dumps/JSONEncoder/c_make_encoder and torch.allclose cannot forge or empty the result.
 
     The result is still encoded by the encoder bound before the student's code ran, it holds one
-    trace per case, and each trace is exactly what the student's attention returned.
+    trace per case, and each trace is exactly what the student's attention returned; the patches
+    themselves are reported as evidence (status "tampered", which the judge scores 0).
     """
     result = hostile.results["patcher"]
-    assert result.status == "ok"
+    assert result.status == "tampered"
+    assert any("json" in line for line in result.result["tampered"]), result.result["tampered"]
     traces = result.result["traces"]
     assert set(traces) == set(hostile.cases)
     for trace in traces.values():

@@ -53,9 +53,9 @@ def test_the_worker_ignores_signals_from_students(sequence):
 
 
 def test_patches_do_not_leak_into_the_next_submission(sequence):
-    """A submission graded after one that patched json and torch.allclose sees both untouched."""
+    """A submission graded after one that patched json and torch.allclose (graded "tampered") sees both untouched."""
     results, _, _ = sequence
-    assert results["patcher"].status == "ok"
+    assert results["patcher"].status == "tampered"
     assert passed(results["pristine"]), results["pristine"]
 
 

@@ -9,6 +9,8 @@ cells and cells without nbgrader metadata), in order, each translated from IPyth
 read-only demo and test cells are left out. Each cell is compiled on its own, so an error names the
 cell and the line the student sees.
 """
+import contextlib
+import contextvars
 import json
 import linecache
 import re
@@ -22,6 +24,18 @@ MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 PY_FILE = "transformer.py"
 CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
 CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+)\]$", re.MULTILINE)
+# The course's functions and classes by the chapter whose TODOs ask for them; a later chapter ships them written
+# (given code), so an error inside one is located at the student's line that called it.
+WRITTEN_IN = {
+    "01": ("attention",), "02": ("attention", "subsequent_mask"), "03": ("clones", "MultiHeadedAttention"),
+    "04": ("PositionwiseFeedForward",), "05": ("Embeddings", "PositionalEncoding"),
+    "06": ("LayerNorm", "SublayerConnection"), "07": ("EncoderLayer", "Encoder"), "08": ("DecoderLayer", "Decoder"),
+    "09": ("EncoderDecoder", "Generator", "make_model"), "10": ("Batch",), "11": ("rate", "LabelSmoothing"),
+    "12": ("data_gen", "SimpleLossCompute", "run_epoch"), "13": ("greedy_decode",),
+    "14": ("fill_attention", "get_encoder", "get_decoder_self", "get_decoder_src", "attn_map", "visualize_layer"),
+}
+ALWAYS_GIVEN = ("TrainState",)  # shipped written in chapter 12, where it is first used
+_GIVEN = contextvars.ContextVar("given", default=frozenset())
 
 
 class SubmissionError(Exception):
@@ -123,20 +137,43 @@ def module_from_source(source, name="submission", notes=None):
     return module
 
 
+def given_names(number):
+    """The course's names a chapter (`"03"`) ships written: those of the chapters before it that it does not ask for."""
+    earlier = [name for chapter, names in WRITTEN_IN.items() if chapter < number for name in names]
+    return (frozenset(earlier) | frozenset(ALWAYS_GIVEN)) - frozenset(WRITTEN_IN.get(number, ()))
+
+
+@contextlib.contextmanager
+def given_code(probe):
+    """Inside the block, errors are located outside the code the probe's chapter ships written (`given_names`)."""
+    found = re.search(r"ch(\d\d)_probe", getattr(probe, "__name__", ""))
+    token = _GIVEN.set(given_names(found.group(1)) if found else frozenset())
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
 def student_line(error):
-    """{"file", "line", "text"}: where in the student's own code `error` happened (the deepest such frame), or None."""
+    """{"file", "line", "text"}: where in the student's own code `error` happened (the deepest such frame), or None.
+
+    Frames inside code the chapter ships written (`given_code`) are passed over for the student's line that called it,
+    unless no other student frame is left."""
     if isinstance(error, SyntaxError) and _is_student_file(error.filename):
         return {"file": _shown(error.filename), "line": error.lineno or 0, "text": (error.text or "").strip()[:200]}
-    found = None
+    found, own = None, None
+    given = _GIVEN.get()
     traceback = error.__traceback__
     while traceback is not None:
-        filename = traceback.tb_frame.f_code.co_filename
-        if _is_student_file(filename) or _jupyter_cell(filename):
-            found = (filename, traceback.tb_lineno)
+        code = traceback.tb_frame.f_code
+        if _is_student_file(code.co_filename) or _jupyter_cell(code.co_filename):
+            found = (code.co_filename, traceback.tb_lineno)
+            if getattr(code, "co_qualname", code.co_name).split(".")[0] not in given:
+                own = found
         traceback = traceback.tb_next
     if found is None:
         return None
-    filename, line = found
+    filename, line = own or found
     return {"file": _jupyter_cell(filename) or _shown(filename), "line": line,
             "text": linecache.getline(filename, line).strip()[:200]}
 

@@ -37,6 +37,11 @@ BUGS = {
     "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
     "no_split_transpose": "head를 나눌 때 view(batch, -1, h, d_k) 다음 transpose(1, 2)를 빠뜨렸습니다. 그러면 attention이 "
     "토큰 축이 아니라 head 축을 따라 섞습니다. (batch, h, 길이, d_k)가 되도록 transpose(1, 2)를 하세요.",
+    "split_transpose_axes": "head를 나눌 때 transpose의 축이 다릅니다. view(batch, -1, h, d_k)의 모양은 (batch, 길이, h, d_k)이므로 "
+    "transpose(1, 2)로 길이 축(1)과 head 축(2)을 바꿔 (batch, h, 길이, d_k)를 만드세요. 다른 축을 바꾸면 attention이 "
+    "토큰이 아닌 축을 따라 섞습니다.",
+    "dropout_on_output": "dropout을 attention 가중치가 아니라 출력에 걸었습니다. self.dropout은 attention(…, dropout=self.dropout)으로 "
+    "넘겨 softmax 다음의 가중치에 걸어야 합니다.",
     "no_merge_transpose": "head를 이어 붙이기 전에 transpose(1, 2)로 (batch, 길이, h, d_k)로 되돌리지 않았습니다. "
     "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k) 순서로 쓰세요.",
     "no_contiguous": "transpose한 텐서에 바로 view를 불러 RuntimeError가 났습니다. transpose는 메모리 배치를 바꾸지 않고 "
@@ -64,13 +69,20 @@ LIST_HINT = BUGS["clones_list"]
 # ----------------------------------------------------------------------------- bug models
 MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
 
-MODELS = BugModels("ch03", same=same_output, bugs=BUGS)
+def _student_output(evidence, case):
+    """The student's forward output on `case` (for the tie-break), or None."""
+    result = evidence.trace(case).get("result") or {}
+    return decode(result) if result.get("kind") == "tensor" else None
+
+
+# Two mistakes may raise the same error on a case (a mask that no longer broadcasts): the self-attention case, which
+# every forward check reads, tells them apart.
+MODELS = BugModels("ch03", same=same_output, bugs=BUGS, student=_student_output, tie_break="self_attn")
 
 
 def matching_bug(evidence, case, output=None, error=None):
     """The first bug whose model reproduces the student's output (or exception), else None."""
-    found = MODELS.matching(evidence, case, student=output, error=error)
-    return found[0] if found else None
+    return MODELS.likely(evidence, case, MODELS.matching(evidence, case, student=output, error=error))
 
 
 def _visible(case):
@@ -137,6 +149,33 @@ def clones_deep_copies(evidence):
     return Verdict.ok()
 
 
+STAND_IN = ("MultiHeadedAttention의 검사는 채점기가 만든 깊은 복사 clones로 대신 채점합니다: 이 실수로는 clones 검사의 "
+            "점수만 잃습니다.")
+
+
+def clones_check(evidence):
+    """clones_deep_copies, saying when it fails that the MultiHeadedAttention checks run with the probe's clones."""
+    verdict = clones_deep_copies(evidence)
+    if verdict.fraction >= 1 or evidence.trace("clones").get("error", {}).get("type") == "NotImplementedError":
+        return verdict
+    return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+
+def with_stand_in(judge):
+    """`judge` on the runs with the probe's deep-copying clones when the student's clones fails its own check
+    (one mistake costs its own unit's points: the class is judged as if clones were right)."""
+
+    def judged(evidence):
+        if clones_deep_copies(evidence).fraction < 1:
+            read = [case for case in probe.CASES if case != "clones" and evidence.may_read(case)]
+            replaced = {case: evidence.trace(case)["stand_in"] for case in read if "stand_in" in evidence.trace(case)}
+            evidence = evidence.with_traces(replaced)
+        return judge(evidence)
+
+    judged.__doc__ = judge.__doc__
+    return judged
+
+
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
     return module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT)
@@ -165,22 +204,30 @@ def stores_attn(evidence):
     return Verdict.fail(_about(case, "self.attn의 값이 기준과 다릅니다. attention이 돌려준 가중치를 그대로 저장하세요."))
 
 
+SEED = ("self_attn",)  # read by every forward check: the bug models' tie-break
+CLONES = ("clones",)  # read by every class check: a failing clones → judged with the probe's stand-in
+
+
+def mha_check(name, points, title, case, judge, visible=True):
+    """A MultiHeadedAttention check of `case`, judged with the stand-in clones when the student's clones fails."""
+    reads = CLONES + (() if case in SEED or probe.CASES[case].kind != "forward" else SEED)
+    return Check(name=name, points=points, title=title, cases=(case,), reads=reads, judge=with_stand_in(judge),
+                 visible=visible)
+
+
 CHECKS = [
-    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=("clones",),
-          judge=clones_deep_copies),
-    Check(name="module_structure", points=10, title="linears.0–3의 이름과 모양, 4(d²+d)개 parameter",
-          cases=("module",),
-          judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
-    Check(name="self_attention", points=15, title="self-attention (2, 6, 32) → (2, 6, 32)", cases=("self_attn",),
-          judge=output_check("self_attn")),
-    Check(name="stores_attn", points=5, title="self.attn에 (batch, h, 길이, 길이) 가중치 저장", cases=("self_attn",),
-          judge=stores_attn),
-    Check(name="cross_attention", points=10, title="query 길이 ≠ key 길이, key ≠ value", cases=("cross",),
-          judge=output_check("cross")),
-    Check(name="padding_mask", points=10, title="문장마다 다른 padding mask (head 축에 broadcast)", cases=("padding",),
-          judge=output_check("padding")),
-    Check(name="dropout_train", points=10, title="train 모드 dropout은 attention 안에서 (시드 고정 시 기준과 같음)",
-          cases=("dropout_train",), judge=output_check("dropout_train")),
+    Check(name="clones_deep_copies", points=10, title="clones는 깊은 복사 N개를 nn.ModuleList로", cases=CLONES,
+          judge=clones_check),
+    mha_check("module_structure", 10, "linears.0–3의 이름과 모양, 4(d²+d)개 parameter", "module",
+              module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"], SHARED_HINT, LIST_HINT)),
+    mha_check("self_attention", 15, "self-attention (2, 6, 32) 출력 = 기준", "self_attn", output_check("self_attn")),
+    mha_check("stores_attn", 5, "self.attn에 저장한 (batch, h, 길이, 길이) 가중치 = 기준", "self_attn", stores_attn),
+    mha_check("cross_attention", 10, "cross-attention 출력 (query 길이 ≠ key 길이, key ≠ value) = 기준", "cross",
+              output_check("cross")),
+    mha_check("padding_mask", 10, "문장마다 다른 padding mask의 출력 = 기준 (head 축에 broadcast)", "padding",
+              output_check("padding")),
+    mha_check("dropout_train", 10, "train 모드 dropout 출력 = 기준 (시드 고정, attention 안의 dropout)", "dropout_train",
+              output_check("dropout_train")),
 ]
 
 

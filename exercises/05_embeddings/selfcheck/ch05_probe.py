@@ -42,6 +42,9 @@ CASES = {
     "embeddings": Case(visible=True, text="Embeddings(16, 11)에 토큰 번호 (2, 5)", kind="embed", cls=EMBEDDINGS,
                        seed=502, d_model=16, shape=(2, 5)),
     "pe_module": Case(visible=True, text="PositionalEncoding(20, 0.1)의 구조", kind="module", seed=503),
+    # A non-default max_len: the pe table has max_len rows (a class that ignores max_len keeps 5000).
+    "pe_max_len": Case(visible=True, text="PositionalEncoding(20, 0.1, max_len=30)의 구조", kind="module", seed=506,
+                       max_len=30),
     "pe_eval": Case(visible=True, text="새로 만든 PositionalEncoding(20, 0.1), eval 모드 입력 (2, 6, 20)",
                     kind="fresh", seed=504),
     "pe_dropout_train": Case(visible=True, text="PositionalEncoding(20, 0.5), train 모드 입력 (2, 6, 20) "

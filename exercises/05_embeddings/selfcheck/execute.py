@@ -10,7 +10,7 @@ the probe relies on (`"tampered"`: evidence lines), which the grader scores 0.
 import sys
 
 from . import guard
-from .loading import module_from_source
+from .loading import given_code, module_from_source
 from .tensors import describe_exception
 
 
@@ -31,11 +31,12 @@ def run(source, probe, case_names, bound):
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _finished({"load_error": describe_exception(error)}, notes, changes(bound))
     traces = {}
-    for name in case_names:
-        try:
-            traces[name] = run_case(module, name)
-        except BaseException as error:
-            traces[name] = {"error": describe_exception(error)}
+    with given_code(probe):
+        for name in case_names:
+            try:
+                traces[name] = run_case(module, name)
+            except BaseException as error:
+                traces[name] = {"error": describe_exception(error)}
     return _finished({"traces": traces}, notes, changes(bound))
 
 

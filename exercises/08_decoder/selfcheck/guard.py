@@ -57,6 +57,8 @@ class Bound:
             return self._private[value.__name__]
         if not isinstance(value, types.FunctionType) or value.__module__ not in self._private:
             return value
+        if value.__globals__ is not self._real[value.__module__].__dict__:  # a wrapper (functools.wraps) from elsewhere
+            return value
         if id(value) not in self._clones:
             clone = types.FunctionType(value.__code__, self._private[value.__module__].__dict__, value.__name__,
                                        value.__defaults__, value.__closure__)

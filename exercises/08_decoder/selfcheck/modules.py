@@ -13,7 +13,8 @@ import torch
 
 from .tensors import describe_exception, encode, portable_randn
 
-MAX_NAMES = 64
+MAX_NAMES = 64  # listed groups and containers
+MAX_STATE = 4096  # state_dict names: all of any course model (a bound, never reached: names compare as sets)
 MISSING = {"kind": "missing"}
 
 
@@ -37,11 +38,11 @@ def structure(module):
     state = module.state_dict(keep_vars=True)
     return {
         "type": type(module).__name__,
-        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_NAMES]],
+        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_STATE]],
         "parameters": [[name, [int(n) for n in p.shape], bool(p.requires_grad)]
-                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_NAMES]],
+                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_STATE]],
         "buffers": [[name, [int(n) for n in b.shape]]
-                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_NAMES]],
+                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_STATE]],
         "shared": shared_names(state),
         "unregistered": unregistered_modules(module),
         "parameter_count": int(sum(p.numel() for p in module.parameters())),

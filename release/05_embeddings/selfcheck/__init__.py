@@ -85,9 +85,11 @@ def verify(chapter_id, check_name, namespace):
 
 
 def _run(probe, namespace, case):
+    from .loading import given_code
     from .tensors import describe_exception
 
-    try:
-        return probe.run_case(namespace, case)
-    except Exception as error:
-        return {"error": describe_exception(error)}
+    with given_code(probe):
+        try:
+            return probe.run_case(namespace, case)
+        except Exception as error:
+            return {"error": describe_exception(error)}

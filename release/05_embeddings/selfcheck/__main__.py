@@ -42,8 +42,9 @@ def main(argv=None, chapter=None, default_path=None):
     if args.json:
         print(json.dumps(results.gradescope(outcome, {"notes": notes} if notes else None), ensure_ascii=False, indent=2))
     else:
-        case_texts = tuple(load_chapter(chapter).case_texts().values())
-        print(results.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes, case_texts=case_texts))
+        declared = load_chapter(chapter)
+        print(results.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes,
+                            case_texts=tuple(declared.case_texts().values()), bugs=tuple(declared.bugs.values())))
         if not all(r.passed for r in outcome):
             print("\n원인을 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")
     return 0 if all(r.passed for r in outcome) else 1

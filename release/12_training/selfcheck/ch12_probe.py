@@ -7,8 +7,9 @@ its second value. A "train"/"eval" case builds a tiny `make_model` with seeded w
 a fixed list of Batches drawn here (not by the student's `data_gen`), Adam and LambdaLR(`rate`), runs the
 student's `run_epoch` a few steps, and records what it returned, the TrainState counters, how often the
 optimizer, the scheduler and `zero_grad` ran, what the loss compute was called with and a fingerprint of
-every parameter (sum and norm). The model, Batch, LabelSmoothing and rate come from the student's module
-(earlier chapters, shipped solved). Hidden cases live between the hidden-test markers.
+every parameter (sum and norm); each such case runs again with the probe's `LossDouble` in place of the
+student's SimpleLossCompute ("stand_in": run_epoch is judged alone when the loss compute fails its own check).
+The model, Batch, LabelSmoothing and rate come from the student's module (earlier chapters, shipped solved). Hidden cases live between the hidden-test markers.
 """
 import contextlib
 import io
@@ -90,8 +91,17 @@ def run_case(namespace, name):
             return record_data(namespace, case)
         if case.kind == "loss":
             return record_loss(namespace, case, make_inputs(name))
-        return record_epoch(namespace, case, make_inputs(name))
     except BaseException as error:  # a student's SystemExit is a failed call too
+        return {"error": describe_exception(error)}
+    pairs = make_inputs(name)
+    return {**epoch_or_error(namespace, case, pairs), "stand_in": epoch_or_error(namespace, case, pairs, stand_in=True)}
+
+
+def epoch_or_error(namespace, case, pairs, stand_in=False):
+    """record_epoch, or the exception it raised as plain data."""
+    try:
+        return record_epoch(namespace, case, pairs, stand_in)
+    except BaseException as error:
         return {"error": describe_exception(error)}
 
 
@@ -184,6 +194,21 @@ class Spy:
         return result
 
 
+class LossDouble:
+    """The probe's own loss compute, run_epoch's stand-in partner when the student's SimpleLossCompute fails its own
+    check (run_epoch is then judged alone): a differentiable loss of the generator's log probabilities at the target
+    tokens (not the chapter's formula) and, as its first value, the number of the call (run_epoch adds them up)."""
+
+    def __init__(self, generator):
+        self.generator = generator
+        self.count = 0
+
+    def __call__(self, x, y, norm):
+        self.count += 1
+        node = -self.generator(x).gather(-1, y.unsqueeze(-1)).mean()
+        return torch.tensor(float(self.count)), node
+
+
 def counted(function, counter, key):
     """`function`, counting its calls in `counter[key]`."""
 
@@ -206,8 +231,9 @@ def gradients_left(model):
     return float(sum(grads) ** 0.5) if grads else 0.0
 
 
-def setup(namespace, case, pairs):
-    """(model, batches, loss compute spy, optimizer, scheduler, counts) for a train/eval case."""
+def setup(namespace, case, pairs, stand_in=False):
+    """(model, batches, loss compute spy, optimizer, scheduler, counts) for a train/eval case; the spy wraps the
+    student's SimpleLossCompute, or the probe's `LossDouble` with `stand_in`."""
     torch.manual_seed(case.seed)
     model = namespace.make_model(case.vocab, case.vocab, N=1, d_model=case.d_model, d_ff=case.d_ff, h=case.heads,
                                  dropout=0.0)
@@ -216,7 +242,8 @@ def setup(namespace, case, pairs):
     model.train(case.kind == "train")
     batches = [namespace.Batch(src, tgt, PAD) for src, tgt in pairs]
     criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
-    spy = Spy(namespace.SimpleLossCompute(model.generator, criterion), batches)
+    loss = LossDouble(model.generator) if stand_in else namespace.SimpleLossCompute(model.generator, criterion)
+    spy = Spy(loss, batches)
     # eps 1e-4, not 1e-9: a key bias's gradient is zero but for rounding, and Adam would blow that noise up to ±lr
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -239,9 +266,10 @@ def state_numbers(state):
     return numbers
 
 
-def record_epoch(namespace, case, pairs):
-    """Run the student's run_epoch once on the case's batches; what it returned and what it did."""
-    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs)
+def record_epoch(namespace, case, pairs, stand_in=False):
+    """Run the student's run_epoch once on the case's batches (with the probe's loss compute if `stand_in`); what it
+    returned and what it did."""
+    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in)
     before = fingerprint(model)
     mode = "train" if case.kind == "train" else "eval"
     with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (초당 토큰) change from run to run

@@ -20,7 +20,7 @@ from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import close
 from .contract import Chapter
-from .framework import Check, Finding, Verdict
+from .framework import Check, Finding, each_case
 from .module_judge import parameter_count_problem, same_output, seeded
 
 BUGS = {
@@ -50,6 +50,8 @@ BUGS = {
     "1/10000^(2i/d_model)을 쓰세요.",
     "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
     "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
+    "max_len_ignored": "PositionalEncoding이 max_len 인자를 쓰지 않습니다: max_len을 주어도 pe 표의 행 수가 그대로입니다. "
+    "pe 표는 (1, max_len, d_model)이 되도록 생성자의 max_len으로 만드세요.",
     "pe_not_added": "출력이 입력과 같습니다. 위치 인코딩 pe를 입력 x에 더해야 합니다.",
     "pe_not_sliced": "pe를 입력 길이로 자르지 않아 (1, max_len, d_model)짜리 표 전체를 더하려 했습니다. "
     "입력의 토큰 수 x.size(1)만큼, 곧 self.pe[:, :x.size(1)]만 더하세요.",
@@ -131,18 +133,23 @@ def output_problem(evidence, case, output):
 # ----------------------------------------------------------------------------- checks
 
 
-def pe_structure(evidence):
-    """PositionalEncoding(20, 0.1): `pe` (1, 5000, 20) a buffer, no parameters, dropout 0.1."""
-    case = "pe_module"
-    try:
-        trace = read_module(evidence, case)
-    except Finding as finding:
-        return Verdict.fail(evidence.about(case, finding.message))
-    found, expected = trace["structure"], evidence.reference(case)["structure"]
-    problem = (BUGS["pe_parameter"] if any(name == "pe" for name, *_ in found["parameters"]) else None) \
+def table_length(structure):
+    """The number of rows of the `pe` table in a recorded structure (None without one)."""
+    shape = dict((name, shape) for name, shape in structure["state_dict"]).get("pe")
+    return shape[1] if shape and len(shape) == 3 else None
+
+
+def pe_structure_problem(evidence, case):
+    """PositionalEncoding(20, 0.1[, max_len]): `pe` (1, max_len, 20) a buffer, no parameters, dropout 0.1."""
+    trace = evidence.trace(case)
+    if "structure" in trace and probe.CASES[case].max_len is not None:
+        default = table_length(evidence.reference("pe_module")["structure"])  # the default max_len's rows
+        if table_length(trace["structure"]) == default != table_length(evidence.reference(case)["structure"]):
+            return BUGS["max_len_ignored"]
+    found, expected = read_module(evidence, case)["structure"], evidence.reference(case)["structure"]
+    return (BUGS["pe_parameter"] if any(name == "pe" for name, *_ in found["parameters"]) else None) \
         or module_judge.dropout_problem(expected, found, BUGS["dropout_module"]) \
         or parameter_count_problem(expected, found)
-    return Verdict.fail(evidence.about(case, problem)) if problem else Verdict.ok()
 
 
 def output_check(case):
@@ -156,8 +163,8 @@ CHECKS = [
           cases=("embeddings_module",), judge=module_judge.structure_check("embeddings_module", error_diagnosis, None)),
     Check(name="embeddings_scale", points=15, title="Embeddings 출력 = lut(x) × √d_model", cases=("embeddings",),
           judge=output_check("embeddings")),
-    Check(name="pe_structure", points=15, title="pe는 (1, max_len, d_model) buffer, parameter 없음, dropout",
-          cases=("pe_module",), judge=pe_structure),
+    Check(name="pe_structure", points=15, title="pe는 (1, max_len, d_model) buffer, parameter 없음, dropout (max_len을 따름)",
+          cases=("pe_module", "pe_max_len"), judge=each_case(pe_structure_problem)),
     Check(name="pe_eval", points=20, title="새로 만든 PositionalEncoding의 eval 출력 = x + pe[:, :길이]",
           cases=("pe_eval",), judge=output_check("pe_eval")),
     Check(name="pe_dropout_train", points=10, title="train 모드 dropout은 x + pe 뒤 (시드 고정 시 기준과 같음)",

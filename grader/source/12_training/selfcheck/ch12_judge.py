@@ -17,7 +17,7 @@ from . import messages
 from .calls import trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
-from .framework import Check, Finding, each_case
+from .framework import Check, Finding, Verdict, each_case
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),
@@ -286,6 +286,50 @@ def training_problem(evidence, case):
     return epoch_problem(evidence, case) or state_problem(evidence, case)
 
 
+# ----------------------------------------------------------------------------- one mistake, one unit's points
+
+STAND_IN = ("run_epoch의 검사는 채점기가 만든 대역 loss compute로 대신 채점합니다: 이 실수로는 SimpleLossCompute 검사의 "
+            "점수만 잃습니다.")
+LOSS = ("loss",)  # read by every run_epoch check: a failing SimpleLossCompute → judged with the probe's stand-in
+
+
+def loss_check(judge):
+    """A SimpleLossCompute check's judge that, when it fails, says run_epoch is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def with_stand_in(judge):
+    """`judge` on the runs with the probe's `LossDouble` (against the reference's runs with it) when the student's
+    SimpleLossCompute fails its own check: run_epoch, TrainState and accum_iter are judged as if it were right."""
+
+    def judged(evidence):
+        try:
+            faulty = loss_problem(evidence, "loss") is not None
+        except Finding:
+            faulty = True
+        if faulty:
+            cases = [case for case in evidence.cases if "stand_in" in evidence.trace(case)]
+            evidence = evidence.with_traces({case: evidence.trace(case)["stand_in"] for case in cases},
+                                            {case: evidence.reference(case)["stand_in"] for case in cases})
+        return judge(evidence)
+
+    return judged
+
+
+def epoch_check(name, points, title, cases, judge_one, visible=True):
+    """A run_epoch check of `cases`, judged with the stand-in loss compute when SimpleLossCompute fails."""
+    return Check(name=name, points=points, title=title, cases=cases, reads=LOSS,
+                 judge=with_stand_in(each_case(judge_one)), visible=visible)
+
+
 # ----------------------------------------------------------------------------- checks
 
 CHECKS = [
@@ -294,15 +338,13 @@ CHECKS = [
     Check(name="data_tokens", points=10, title="data_gen: 첫 열은 시작 기호 1, 토큰은 1..V-1 (0 없음), 시드로 재현",
           cases=("data",), judge=each_case(tokens_problem)),
     Check(name="loss_compute", points=10, title="SimpleLossCompute: (sloss.data * norm, criterion / norm)",
-          cases=("loss",), judge=each_case(loss_problem)),
-    Check(name="train_epoch", points=15, title="run_epoch 학습: tgt_y, backward, step, zero_grad, scheduler, 평균 손실",
-          cases=("train",), judge=each_case(epoch_problem)),
-    Check(name="train_state", points=10, title="TrainState: step, accum_step, samples, tokens", cases=("train", "accum"),
-          judge=each_case(state_problem)),
-    Check(name="accumulation", points=10, title="accum_iter: i % accum_iter == 0일 때만 optimizer.step()",
-          cases=("accum",), judge=each_case(lambda evidence, case: epoch_problem(evidence, case, returned=False))),
-    Check(name="eval_mode", points=5, title='mode="eval": 학습 없이 평균 손실만', cases=("eval",),
-          judge=each_case(epoch_problem)),
+          cases=("loss",), judge=loss_check(each_case(loss_problem))),
+    epoch_check("train_epoch", 15, "run_epoch 학습: tgt_y, backward, step, zero_grad, scheduler, 평균 손실", ("train",),
+                epoch_problem),
+    epoch_check("train_state", 10, "TrainState: step, accum_step, samples, tokens", ("train", "accum"), state_problem),
+    epoch_check("accumulation", 10, "accum_iter: i % accum_iter == 0일 때만 optimizer.step()", ("accum",),
+                lambda evidence, case: epoch_problem(evidence, case, returned=False)),
+    epoch_check("eval_mode", 5, 'mode="eval": 학습 없이 평균 손실만', ("eval",), epoch_problem),
 ]
 
 

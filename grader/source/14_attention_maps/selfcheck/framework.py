@@ -106,6 +106,15 @@ class Evidence:
         """The same evidence, limited to the traces of the check's `cases` and `reads`."""
         return Evidence(self.traces, self.references, self.probe, check.cases, check.all_cases, self._memo)
 
+    def with_traces(self, replaced, references=None):
+        """The same evidence with the traces of some cases replaced (e.g. by runs with a probe-owned stand-in), and
+        their references too when given ({case: reference})."""
+        if references:
+            self_references = {**self.references, "cases": {**self.references["cases"], **references}}
+        else:
+            self_references = self.references
+        return Evidence({**self.traces, **replaced}, self_references, self.probe, self.cases, self._readable, self._memo)
+
     def may_read(self, case):
         """Whether the check declared `case` (in `cases` or `reads`), so its trace may be read."""
         return self._readable is None or case in self._readable

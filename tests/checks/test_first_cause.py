@@ -1,0 +1,35 @@
+"""The first cause a student reads names the mistake: for ≥ 90% of each chapter's bug fixtures the first ranked cause
+(`results.causes`, the ranking the self-check and the feedback's "고칠 점" use) holds the table's `first` bug text
+(alone, or with the bugs that occur together with it)."""
+import pytest
+
+from grader.checks import results
+
+from .chapters import CHAPTERS, grade
+
+pytestmark = pytest.mark.checks
+
+SHARE = 0.9
+
+
+def first_cause(chapter, name):
+    """The first cause listed for fixture `name` (None when every check passed)."""
+    contract = chapter.contract
+    found = results.causes(grade(chapter, chapter.fixture(name)), tuple(contract.case_texts().values()),
+                           tuple(contract.bugs.values()))
+    return found[0][0] if found else None
+
+
+@pytest.mark.parametrize("chapter", [pytest.param(c, id=c.marker, marks=getattr(pytest.mark, c.marker)) for c in CHAPTERS])
+def test_the_first_cause_is_the_tables_bug(chapter):
+    bugs = chapter.contract.bugs
+    expected = chapter.expected
+    wrong = {name: first_cause(chapter, name) for name, bug in sorted(expected.items())
+             if bugs[bug.first] not in (first_cause(chapter, name) or "")}
+    assert len(wrong) <= (1 - SHARE) * len(expected), wrong
+
+
+def test_a_table_states_known_first_causes():
+    """Every table's `first` is a bug key of its chapter."""
+    for chapter in CHAPTERS:
+        assert all(bug.first in chapter.contract.bugs for bug in chapter.expected.values()), chapter.id
