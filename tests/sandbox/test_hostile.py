@@ -201,7 +201,7 @@ def test_repository_is_invisible(hostile):
                      if tree.startswith(str(REPO) + "/")})
     assert lines["REPO"] == (repr(inside) if inside else "None")
     assert lines["CODE"] == "['__init__.py', 'checks', 'sandbox']"
-    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'ipython.py', 'loading.py', 'tensors.py']"
+    assert lines["CHECKS"] == "['__init__.py', 'ch01_probe.py', 'execute.py', 'guard.py', 'ipython.py', 'loading.py', 'tensors.py']"
     assert "OPEN" in lines
 
 
@@ -271,10 +271,13 @@ def test_monkeypatching_changes_only_the_students_own_outputs(hostile):
     """Patching json.dumps/JSONEncoder/c_make_encoder and torch.allclose cannot forge or empty the result.
 
     The result is still encoded by the encoder bound before the student's code ran, it holds one
-    trace per case, and each trace is exactly what the student's attention returned.
+    trace per case, and each trace is exactly what the student's attention returned; the patches are
+    listed as evidence and the run is "tampered".
     """
     result = hostile.results["patcher"]
-    assert result.status == "ok"
+    assert result.status == "tampered"
+    assert {"json.dumps replaced", "json.encoder.c_make_encoder replaced", "torch.allclose replaced"} <= set(
+        result.result["tampered"])
     traces = result.result["traces"]
     assert set(traces) == set(hostile.cases)
     for trace in traces.values():
