@@ -14,8 +14,8 @@ from .helpers import CHAPTER, grade, results, solution_source
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
 
-# Each writes its own "result" straight to the child's result pipe (fd 3) and leaves, or hands the probe's
-# encoder something it refuses: what a student who reads the grader's source can do.
+# Each writes its own "result" straight to the child's result pipe (fd 3) and leaves, or leaves the way the child
+# does when its encoder refuses the result: what a student who reads the grader's source can do.
 _RAW = '''
 import os, struct
 payload = {payload!r}
@@ -34,15 +34,20 @@ HOSTILE = {
     "bad_utf8": _RAW.format(payload=b'{"traces":{"seed":{"error":{"type":"X","message":"\xff\xfe"}}}}'),
     "bad_json": _RAW.format(payload=b'{"traces":{"seed":[1,2'),
     "not_a_result": _RAW.format(payload=b'[1, 2, 3]'),
+    "encode_failed": "import os\nos._exit(72)\n",  # child.EXIT_ENCODE_FAILED
+}
+# Replacing the probe's run_case to hand back what cannot be encoded, or NaN keys: the bound probe never calls
+# the replacement, and the run is "tampered".
+TAMPERING = {
     "unencodable": _PROBE.format(value="object()"),
     "nan_keys": _PROBE.format(value='{float("nan"): float("nan"), "kind": {1.5: [float("inf")]}}'),
 }
 # Strange but well-formed: graded as usual (0 points), written as valid UTF-8.
 ODD = {
     "surrogates": _RAW.format(payload=b'{"traces":{"seed":{"error":{"type":"X\\udc80","message":"\\ud800"}}}}'),
-    "wide": _PROBE.format(value="[0] * 200_000"),
+    "wide": _RAW.format(payload=b'{"traces":{"seed":[' + b"0," * 199_999 + b'0]}}'),
 }
-INVALID = {"deep", "bad_utf8", "bad_json", "not_a_result", "unencodable"}
+INVALID = {"deep", "bad_utf8", "bad_json", "not_a_result", "encode_failed"}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +56,7 @@ def hostile_class(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hostile")
     for name in ("honest_a", "honest_b", "honest_c"):
         (folder / f"{name}.py").write_text(solution_source(), encoding="utf-8")
-    for name, source in {**HOSTILE, **ODD}.items():
+    for name, source in {**HOSTILE, **TAMPERING, **ODD}.items():
         (folder / f"{name}.py").write_text(source, encoding="utf-8")
     return folder
 
@@ -70,7 +75,7 @@ def test_batch_finishes_and_honest_neighbours_get_full_marks(graded):
     """Exit 0; every submission has its result file, CSV row and feedback page; the honest ones score 100."""
     done, found, rows, out = graded
     assert done.returncode == 0, done.stderr
-    expected = {"honest_a", "honest_b", "honest_c", *HOSTILE, *ODD}
+    expected = {"honest_a", "honest_b", "honest_c", *HOSTILE, *TAMPERING, *ODD}
     assert set(found) == set(rows) == expected
     assert (out / "report.html").is_file()
     for name in ("honest_a", "honest_b", "honest_c"):
@@ -86,12 +91,15 @@ def test_each_hostile_result_is_its_own_korean_status(graded):
         assert found[name]["status"] == "invalid_result", name
         assert found[name]["score"] == 0 and rows[name]["score"] == "0"
         assert all("채점할 수 없는 결과" in test["output"] for test in found[name]["tests"]), name
+    for name in TAMPERING:
+        assert found[name]["status"] == "tampered" and found[name]["score"] == 0, name
+        assert found[name]["tampered"] == ["grader.checks.ch01_probe.run_case replaced"]
 
 
 def test_odd_but_plain_results_are_judged_and_written(graded):
-    """NaN keys, lone surrogates and a 200,000-value trace per case are judged like any wrong answer: 0 points, valid files."""
+    """Lone surrogates and a 200,000-value trace are judged like any wrong answer: 0 points, valid files."""
     _, found, _, out = graded
-    for name in ("nan_keys", *ODD):
+    for name in ODD:
         assert found[name]["status"] == "ok", name
         assert found[name]["score"] == 0, name
         (out / "results" / f"{name}.json").read_bytes().decode("utf-8")

@@ -271,12 +271,13 @@ def test_monkeypatching_changes_only_the_students_own_outputs(hostile):
     """Patching json.dumps/JSONEncoder/c_make_encoder and torch.allclose cannot forge or empty the result.
 
     The result is still encoded by the encoder bound before the student's code ran, it holds one
-    trace per case, and each trace is exactly what the student's attention returned; the patches
-    themselves are reported as evidence (status "tampered", which the judge scores 0).
+    trace per case, and each trace is exactly what the student's attention returned; the patches are
+    listed as evidence and the run is "tampered".
     """
     result = hostile.results["patcher"]
     assert result.status == "tampered"
-    assert any("json" in line for line in result.result["tampered"]), result.result["tampered"]
+    assert {"json.dumps replaced", "json.encoder.c_make_encoder replaced", "torch.allclose replaced"} <= set(
+        result.result["tampered"])
     traces = result.result["traces"]
     assert set(traces) == set(hostile.cases)
     for trace in traces.values():
