@@ -24,4 +24,13 @@ EXPECTED = {
     "post_norm": fails(70, SUBLAYER_OUTPUTS, "post_norm"),  # norm(x + dropout(sublayer(x)))
     "no_residual": fails(70, SUBLAYER_OUTPUTS, "no_residual"),  # dropout(sublayer(norm(x)))
     "dropout_before_sublayer": fails(80, TRAIN, "dropout_before_sublayer"),  # x + sublayer(dropout(norm(x)))
+    "all_axes": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "all_axes"),  # x.mean(), x.std(): over every axis
+    "no_keepdim": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "no_keepdim"),  # x.mean(-1): x - mean raises
+    "variance_not_std": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "variance_not_std"),  # / (x.var(-1) + eps)
+    # torch.ones(features) without nn.Parameter: not in the state_dict
+    "plain_tensors": fails(0, NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, "not_parameter"),
+    "residual_normed": fails(70, SUBLAYER_OUTPUTS, "residual_normed"),  # n = norm(x); n + dropout(sublayer(n))
+    "norm_unused": fails(70, SUBLAYER_OUTPUTS, "norm_unused"),  # x + dropout(sublayer(x))
+    "norm_after_sublayer": fails(70, SUBLAYER_OUTPUTS, "norm_after_sublayer"),  # x + dropout(norm(sublayer(x)))
+    "dropout_before_norm": fails(80, TRAIN, "dropout_before_norm"),  # x + sublayer(norm(dropout(x)))
 }
