@@ -2,8 +2,9 @@
 
 Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
 reference's, for freshly built modules (the initial a_2 = 1, b_2 = 0 show only there) and with
-seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std,
-eps elsewhere, statistics over another axis, a_2 and b_2 swapped, post-norm, no residual, dropout
+seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std, the
+variance, eps elsewhere, statistics over another axis or every axis or without keepdim, a_2 and b_2 swapped,
+post-norm, no residual, the normalised input as residual, the norm unused or after the sublayer, dropout
 elsewhere — on the same weights, input and RNG seed as the probe, and matching the student's numbers.
 """
 import itertools
@@ -43,6 +44,22 @@ BUGS = {
     "적용합니다: x + dropout(sublayer(norm(x))).",
     "dropout_on_residual": "dropout을 잔차를 더한 뒤(x 포함)에 적용했습니다. 입력 x는 그대로 더해야 합니다: "
     "x + dropout(sublayer(norm(x))).",
+    "all_axes": "평균과 표준편차를 텐서 전체(모든 축)에서 계산했습니다(x.mean(), x.std()처럼 dim 없이). LayerNorm은 "
+    "토큰마다 따로, 마지막 축에서만 계산합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
+    "no_keepdim": "평균이나 표준편차를 keepdim=True 없이 계산해서 마지막 축이 사라졌습니다. 그래서 x - 평균의 모양이 "
+    "맞지 않습니다. x.mean(-1, keepdim=True), x.std(-1, keepdim=True)처럼 축을 남기세요.",
+    "variance_not_std": "표준편차가 아니라 분산(x.var)으로 나눴습니다. 분모는 표준편차 + eps입니다: "
+    "(x - 평균) / (x.std(-1, keepdim=True) + eps).",
+    "not_parameter": "a_2와 b_2가 state_dict에 없습니다. torch.ones(features)를 그대로 속성에 넣으면 학습되는 parameter로 "
+    "등록되지 않습니다. nn.Parameter(torch.ones(features)), nn.Parameter(torch.zeros(features))로 감싸세요.",
+    "residual_normed": "잔차로 정규화한 값을 더했습니다(norm(x) + sublayer(norm(x))). 잔차 연결은 정규화하기 전의 "
+    "입력 x를 더합니다: x + dropout(sublayer(norm(x))).",
+    "norm_unused": "sublayer에 정규화하지 않은 x를 넣었습니다(self.norm을 쓰지 않음). pre-norm에서는 sublayer에 "
+    "self.norm(x)를 넣습니다: x + dropout(sublayer(norm(x))).",
+    "norm_after_sublayer": "정규화를 sublayer 뒤에 적용했습니다(norm(sublayer(x))). pre-norm에서는 sublayer에 넣기 전에 "
+    "정규화합니다: x + dropout(sublayer(norm(x))).",
+    "dropout_before_norm": "dropout을 정규화 앞(입력 x)에 적용했습니다. dropout은 sublayer의 출력에 적용합니다: "
+    "x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
 }
 
@@ -55,18 +72,24 @@ STATISTICS = {  # how the normalisation divides: (label, function of (centred x,
     "nn_layer_norm": (("biased_std", "eps_in_sqrt"),
                       lambda c, x, eps, axis: c / (x.var(axis, keepdim=True, unbiased=False) + eps).sqrt()),
     "sqrt_eps": ("eps_in_sqrt", lambda c, x, eps, axis: c / (x.var(axis, keepdim=True) + eps).sqrt()),
+    "variance": ("variance_not_std", lambda c, x, eps, axis: c / (x.var(axis, keepdim=True) + eps)),
     "no_eps": ("eps_missing", lambda c, x, eps, axis: c / x.std(axis, keepdim=True)),
 }
-AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis"}
-SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual"}
+AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis", "all": "all_axes"}
+SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual",
+             "residual_normed": "residual_normed", "norm_unused": "norm_unused",
+             "norm_after_sublayer": "norm_after_sublayer"}
 PLACES = {"after_sublayer": None, "none": "dropout_missing", "before_sublayer": "dropout_before_sublayer",
-          "on_residual": "dropout_on_residual"}
+          "on_residual": "dropout_on_residual", "before_norm": "dropout_before_norm"}
 
 
 def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
     """LayerNorm computed one way: which std, where eps goes, over which axis, a and b swapped or not."""
     if swapped:
         a, b = b, a
+    axis = tuple(range(x.dim())) if axis == "all" else axis
+    if statistic == "no_keepdim":  # x - x.mean(-1) broadcasts the wrong way, or raises as the student's code did
+        return a * (x - x.mean(axis)) / (x.std(axis) + eps) + b
     centred = x - x.mean(axis, keepdim=True)
     if statistic == "eps_outside":
         return a * centred / x.std(axis, keepdim=True) + eps + b
@@ -83,28 +106,34 @@ def norm_weights(spec, prefix=""):
 
 
 def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps", axis=-1):
-    """SublayerConnection's forward with one order of norm and residual, one place for dropout, one LayerNorm."""
+    """SublayerConnection's forward with one order of norm, sublayer and residual, one place for dropout, one
+    LayerNorm."""
     dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
     a, b = norm_weights(spec, "norm.")
 
+    def at(where):
+        return dropout if place == where else (lambda t: t)
+
     def norm(t):
-        return layer_norm(t, a, b, 1e-6, statistic, axis)
+        return layer_norm(at("before_norm")(t), a, b, 1e-6, statistic, axis)
 
     def sub(t):
-        return t @ matrix
+        return at("after_sublayer")(at("before_sublayer")(t) @ matrix)
 
+    total = at("on_residual")
     if order == "post_norm":
-        inner = sub(dropout(x)) if place == "before_sublayer" else sub(x)
-        inner = inner if place in ("none", "before_sublayer") else dropout(inner)
-        return norm(x + inner)
-    normed = norm(x)
-    if place == "before_sublayer":
-        out = sub(dropout(normed))
-    else:
-        out = sub(normed) if place in ("none", "on_residual") else dropout(sub(normed))
+        return norm(total(x + sub(x)))
     if order == "no_residual":
-        return dropout(out) if place == "on_residual" else out
-    return dropout(x + out) if place == "on_residual" else x + out
+        return total(sub(norm(x)))
+    if order == "residual_normed":
+        normed = norm(x)
+        return total(normed + sub(normed))
+    if order == "norm_unused":
+        return total(x + sub(x))
+    if order == "norm_after_sublayer":
+        inner = at("before_sublayer")(x) @ matrix
+        return total(x + at("after_sublayer")(norm(inner)))
+    return total(x + sub(norm(x)))
 
 
 def _label(*bugs):
@@ -112,7 +141,8 @@ def _label(*bugs):
     return tuple(bug for bug in bugs if bug) or None
 
 
-NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced"}
+NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced",
+               "no_keepdim": "no_keepdim"}
 
 
 OTHER_DEFAULT_EPS = (1e-5, 1e-4, 1e-3)  # eps defaults other than the original 1e-6 (1e-5: nn.LayerNorm's)
@@ -127,7 +157,12 @@ def _norm_labels(statistic, axis):
 def _norm_models():
     """(label, model) for LayerNorm: the statistic, the axis and a/b swapped."""
     return [(_label(*_norm_labels(statistic, axis), "ab_swapped" if swapped else None), ("ln", statistic, axis, swapped))
-            for swapped, statistic, axis in itertools.product((False, True), NORM_LABELS, AXES)]
+            for swapped, statistic, axis in itertools.product((False, True), NORM_LABELS, AXES) if _sensible(statistic, axis)]
+
+
+def _sensible(statistic, axis):
+    """Leave out combinations nobody writes (keepdim forgotten on another axis than the last)."""
+    return statistic != "no_keepdim" or axis == -1
 
 
 def _models(case):
@@ -140,7 +175,7 @@ def _models(case):
         return _norm_models() + (defaults if probe.CASES[case].eps is None else [])
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
     norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
-             for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis))]
+             for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis)) and _sensible(s, axis)]
     return orders + norms
 
 
@@ -177,14 +212,37 @@ def output_problem(evidence, case, output):
 # ----------------------------------------------------------------------------- checks
 
 
+def unregistered_weights(evidence, case):
+    """`not_parameter` when the only names missing from the state_dict are a_2/b_2 and none is extra, else None."""
+    found = evidence.trace(case).get("structure")
+    if not found:
+        return None
+    want = {name for name, _ in evidence.reference(case)["structure"]["state_dict"]}
+    have = {name for name, _ in found["state_dict"]}
+    missing = want - have
+    if missing and not have - want and all(name.rsplit(".", 1)[-1] in ("a_2", "b_2") for name in missing):
+        return BUGS["not_parameter"]
+    return None
+
+
+def named_first(case, judge_rest):
+    """A judge: a_2/b_2 kept as plain tensors named first on `case`, then `judge_rest`."""
+
+    def judge(evidence):
+        problem = unregistered_weights(evidence, case)
+        return Verdict.fail(evidence.about(case, problem)) if problem else judge_rest(evidence)
+
+    return judge
+
+
 def structure_check(case):
     """The module of `case` has the reference's names, shapes, parameter count and dropout rates."""
-    return module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"])
+    return named_first(case, module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"]))
 
 
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-    return module_judge.output_check(case, error_diagnosis, output_problem)
+    return named_first(case, module_judge.output_check(case, error_diagnosis, output_problem))
 
 
 def outputs_check(*cases):

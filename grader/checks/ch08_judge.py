@@ -46,6 +46,26 @@ BUGS = {
     "self.norm = LayerNorm(layer.size)를 만들고, 모든 층을 지난 뒤 return self.norm(x)로 돌려주세요.",
     "shared_layers": "Decoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 "
     "N번 담습니다. self.layers = clones(layer, N)처럼 깊은 복사 N개를 만드세요.",
+    "cross_before_self": "source attention을 self-attention보다 먼저 했습니다. DecoderLayer는 먼저 self-attention"
+    "(sublayer[0], tgt_mask), 그다음 memory에 대한 source attention(sublayer[1], src_mask), 마지막에 feed forward"
+    "(sublayer[2]) 순서입니다.",
+    "sublayer_indices_swapped": "sublayer의 번호를 바꿔 썼습니다. 순서는 맞지만 self-attention은 sublayer[0], source "
+    "attention은 sublayer[1], feed forward는 sublayer[2]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
+    "tgt_mask_not_passed": "self-attention에 tgt_mask를 넘기지 않았습니다. 그러면 각 위치가 뒤의(아직 생성하지 않은) "
+    "토큰까지 봅니다. self.self_attn(x, x, x, tgt_mask)처럼 넘기세요.",
+    "src_mask_not_passed": "source attention에 src_mask를 넘기지 않았습니다. 그러면 memory의 padding 위치에도 가중치가 "
+    "갑니다. self.src_attn(x, memory, memory, src_mask)처럼 넘기세요.",
+    "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
+    "SublayerConnection은 정규화한 값을 그 함수에 넘기므로, lambda y: self.self_attn(x, x, x, tgt_mask)처럼 바깥 x를 "
+    "쓰면 정규화를 건너뜁니다. lambda의 인자를 쓰세요: lambda x: self.self_attn(x, x, x, tgt_mask).",
+    "memory_not_key_value": "source attention의 key와 value가 모두 encoder의 memory여야 합니다. 한쪽에 decoder의 x를 "
+    "넣었습니다: self.src_attn(x, memory, memory, src_mask).",
+    "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다: "
+    "for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
+    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
+    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
+    "적용합니다: return self.norm(x).",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
     "self.layers = clones(layer, N)을 쓰세요.",
 }
@@ -68,6 +88,9 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
     "no_feed_forward": "third_sublayer",
     "plain_feed_forward": "third_sublayer",
 }
+
+
+DECODER_BUGS = ("return_in_loop", "norm_every_layer")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -135,9 +158,10 @@ def decoder(spec, inputs, bug="right", final_norm=True):
     if spec.cls == probe.LAYER:
         return decoder_layer(spec, "", *inputs, bug)
     x, rest = inputs[0], inputs[1:]
-    for index in range(spec.N):
-        x = decoder_layer(spec, f"layers.{index}.", x, *rest, bug)
-    return _norm(spec, "norm.", x) if final_norm else x
+    for index in range(1 if bug == "return_in_loop" else spec.N):
+        x = decoder_layer(spec, f"layers.{index}.", x, *rest, bug if bug in LAYER_BUGS else "right")
+        x = _norm(spec, "norm.", x) if bug == "norm_every_layer" else x
+    return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
 
 
 def _label(*bugs):
@@ -151,7 +175,8 @@ def _models(case):
     if probe.CASES[case].cls == probe.LAYER:
         return [(label, (bug, True)) for bug, label in LAYER_BUGS.items()]
     return [(_label(label, None if norm else "final_norm"), (bug, norm))
-            for norm, (bug, label) in itertools.product((True, False), LAYER_BUGS.items())]
+            for norm, (bug, label) in itertools.product((True, False), LAYER_BUGS.items())] + \
+        [(bug, (bug, True)) for bug in DECODER_BUGS]
 
 
 def _call(model, case, inputs):
@@ -178,17 +203,97 @@ TIE_BREAK = ("same_length",)  # every forward check reads it: it tells apart mis
 RULES = [("object has no attribute 'size'", "size")]
 
 
+def _layer_calls(calls, prefix):
+    """{part name inside the layer: call} of the calls made inside the layer under `prefix` (first call of each)."""
+    found = {}
+    for call in calls:
+        if call["module"].startswith(prefix):
+            found.setdefault(call["module"][len(prefix):], call)
+    return found
+
+
+def _stack_bug(found, expected, finished):
+    """Which layers the Decoder's forward went through and with which memory, against the reference's: a key or None.
+    Only a `finished` forward shows which layers it skipped (one that raised stopped inside a layer)."""
+    layers = sorted({call["module"].split(".")[1] for call in expected if call["module"].startswith("layers.")})
+    ran = {call["module"].split(".")[1] for call in found if call["module"].startswith("layers.")}
+    if finished and len(layers) > 1 and ran == {layers[0]}:
+        return "return_in_loop"
+    for layer in layers[1:]:
+        source = _layer_calls(found, f"layers.{layer}.").get("src_attn", {})
+        if source.get("key") not in (None, "input:memory") and source.get("value") not in (None, "input:memory") \
+                and _layer_calls(found, "layers.0.").get("src_attn", {}).get("key") == "input:memory":
+            return "memory_replaced"
+    return None
+
+
+def _mask_bug(mine, want):
+    """What the two attentions received as masks, against the reference's: a key or None."""
+    masks = {part: mine.get(part, {}).get("mask") for part in ("self_attn", "src_attn")}
+    if masks["self_attn"] == "input:src_mask" and masks["src_attn"] == "input:tgt_mask":
+        return "masks_swapped"
+    if "self_attn" in mine and masks["self_attn"] is None:
+        return "tgt_mask_not_passed"
+    if "src_attn" in mine and masks["src_attn"] is None:
+        return "src_mask_not_passed"
+    return "masks_swapped" if masks != {part: want[part]["mask"] for part in masks} else None
+
+
+def _source_bug(call):
+    """What the source attention took as query, key and value: a key or None."""
+    if call.get("query") == "input:memory":
+        return "memory_as_query"
+    sides = (call.get("key"), call.get("value"))
+    if "input:memory" not in sides:
+        return "memory_ignored"
+    return "memory_not_key_value" if sides != ("input:memory", "input:memory") else None
+
+
+def _layer_bug(found, expected, prefix):
+    """What the parts of the layer under `prefix` received, in which order, against the reference's: a key or None."""
+    mine, want = _layer_calls(found, prefix), _layer_calls(expected, prefix)
+    order = [call["module"][len(prefix):] for call in found if call["module"][len(prefix):] in want]
+    if order[:2] == ["src_attn", "self_attn"]:
+        return "cross_before_self"
+    bug = _mask_bug(mine, want) or (_source_bug(mine["src_attn"]) if "src_attn" in mine else None)
+    if bug:
+        return bug
+    norms = {part: call.get("query", call.get("x")) for part, call in mine.items()}
+    wanted = {part: call.get("query", call.get("x")) for part, call in want.items()}
+    if any(origin in ("other", "input:x") for origin in norms.values()):
+        return "lambda_ignores_argument"
+    return "sublayer_indices_swapped" if norms != wanted and set(norms.values()) == set(wanted.values()) else None
+
+
+def calls_problem(evidence, case):
+    """Korean: the mistake the recorded calls show (which layers ran, which masks, query, key and value each attention
+    received, in which order), against the reference's calls, or None."""
+    found, expected = evidence.trace(case).get("calls"), evidence.reference(case).get("calls")
+    if not found or not expected or found == expected:
+        return None
+    prefix = "layers.0." if probe.CASES[case].cls == probe.DECODER else ""
+    bug = _stack_bug(found, expected, "result" in evidence.trace(case)) or _layer_bug(found, expected, prefix)
+    return BUGS[bug] if bug else None
+
+
 def error_diagnosis(evidence, case, error):
-    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    """A Korean diagnosis of an exception the student's code raised on `case`: what the recorded calls show first."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
+    shown = calls_problem(evidence, case) if probe.CASES[case].kind == "forward" else None
+    if shown and error["type"] != "NotImplementedError":
+        return shown
     models = MODELS if probe.CASES[case].kind == "forward" else None
     return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
 
 
 def output_problem(evidence, case, output):
-    """Why the student's output on `case` differs from the reference (Korean), or None."""
-    return module_judge.output_problem(evidence, case, output, MODELS)
+    """Why the student's output on `case` differs from the reference (Korean), or None: a bug model that reproduces
+    it, else what the recorded calls show, else the shape or values."""
+    if MODELS.matching(evidence, case, student=output):
+        return module_judge.output_problem(evidence, case, output, MODELS)
+    problem = module_judge.output_problem(evidence, case, output, MODELS)
+    return problem and (calls_problem(evidence, case) or problem)
 
 
 def part_missing(evidence, case):
@@ -198,8 +303,6 @@ def part_missing(evidence, case):
         return None
     have = [name for name, _ in found["state_dict"]]
     want = [name for name, _ in evidence.reference(case)["structure"]["state_dict"]]
-    if max(len(have), len(want)) >= modules.MAX_NAMES:  # the probe lists the first names only: compare layer 0's
-        have, want = ([name for name in names if name.startswith("layers.0.")] for names in (have, want))
     missing = set(want) - set(have)
     if not missing or set(have) - set(want):
         return None

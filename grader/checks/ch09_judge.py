@@ -46,8 +46,6 @@ BUGS = {
     "(batch, tgt 길이, d_model)을 돌려주고, generator는 손실을 계산할 때 따로 부릅니다.",
     "shared_attention": "decoder 층의 self-attention과 source-attention이 MultiHeadedAttention 하나를 함께 씁니다 "
     "(가중치가 같은 텐서입니다). 두 자리에 copy.deepcopy로 만든 서로 다른 복사본을 넘기세요.",
-    "shared_position": "src_embed와 tgt_embed가 PositionalEncoding 하나를 함께 씁니다. 원문처럼 copy.deepcopy로 "
-    "따로 복사해 넣으세요.",
     "n_ignored": "make_model이 인자 N을 쓰지 않습니다: encoder나 decoder의 층 수가 N과 다릅니다. Encoder와 "
     "Decoder에 N을 넘기세요.",
     "dropout_ignored": "make_model이 인자 dropout을 쓰지 않습니다: dropout 비율이 기준과 다릅니다. "
@@ -76,7 +74,6 @@ class Way:
     swap_decoder_masks: bool = False
     generator_in_forward: bool = False
     shared_attention: bool = False  # self_attn of each decoder layer computed with src_attn's weights
-    shared_position: bool = False  # src_embed's pe replaced by tgt_embed's
     dropout_ignored: bool = False  # every dropout at the default 0.1
     attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
 
@@ -85,6 +82,18 @@ class Way:
 def _weight(seed, name, shape):
     """The tensor the probe loaded under `name`, drawn again from the case's seed."""
     return modules.seeded_weights([(name, list(shape))], seed)[name]
+
+
+@functools.lru_cache(maxsize=16)
+def _positions(d_model, max_len=5000):
+    """The sinusoidal table (1, max_len, d_model) as chapter 05's PositionalEncoding computes it (the probe keeps the
+    model's buffers as built: only parameters are drawn from the seed)."""
+    pe = torch.zeros(max_len, d_model)
+    position = torch.arange(0, max_len).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe.unsqueeze(0)
 
 
 class Net:
@@ -129,9 +138,8 @@ class Net:
 
     def embed(self, name, tokens):
         vocab = self.spec.src_vocab if name == "src_embed" else self.spec.tgt_vocab
-        table = "tgt_embed" if name == "src_embed" and self.way.shared_position else name
         x = F.embedding(tokens, self.w(f"{name}.0.lut.weight", vocab, self.d)) * math.sqrt(self.d)
-        return self.drop(x + self.w(f"{table}.1.pe", 1, 5000, self.d)[:, : x.size(1)])
+        return self.drop(x + _positions(self.d)[:, : x.size(1)])
 
     def encode(self, src, src_mask):
         src_mask = None if self.way.encode_mask == "none" else src_mask
@@ -169,8 +177,7 @@ class Net:
 
 GENERATOR_WAYS = [("softmax_not_log", Way(normalise="softmax")), ("no_log_softmax", Way(normalise="none")),
                   *[("softmax_dim", Way(axis=axis)) for axis in (0, 1, 2)]]
-ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed", Way(encode_embed="tgt_embed")),
-               ("shared_position", Way(shared_position=True))]
+ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed", Way(encode_embed="tgt_embed"))]
 DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swapped", Way(swap_decoder_masks=True)),
                ("shared_attention", Way(shared_attention=True))]
 FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
@@ -230,14 +237,14 @@ def layers_problem(evidence, case, expected, found):
 
 
 def shared_problem(found):
-    """Korean: names that share one tensor, naming the attention or positional encoding shared, or None."""
-    groups = found.get("shared") or []
+    """Korean: names that share one parameter, naming the attention shared, or None. A shared buffer (one
+    PositionalEncoding for src_embed and tgt_embed) is a parameter-free module used twice: equivalent code."""
+    parameters = {name for name, *_ in found.get("parameters") or []}
+    groups = [group for group in found.get("shared") or [] if parameters & set(group)]
     for group in groups:
         if any(".self_attn." in name for name in group) and any(".src_attn." in name for name in group):
             return BUGS["shared_attention"] + f" ({' = '.join(f'`{name}`' for name in group[:2])})"
-        if any(name.startswith("src_embed.") for name in group) and any(name.startswith("tgt_embed.") for name in group):
-            return BUGS["shared_position"]
-    return module_judge.shared_problem(found)
+    return module_judge.shared_problem({"shared": groups})
 
 
 def read_model(evidence, case):
@@ -283,7 +290,7 @@ def dropout_problem(evidence, case, found):
     rate = 0.1 if spec.dropout is None else spec.dropout
     expected = dict(evidence.reference(case)["structure"]["dropout"])
     have = dict(found["dropout"])
-    if set(have) != set(expected):
+    if not have or not set(have) <= set(expected):  # fewer names: a parameter-free module used twice, listed once
         return BUGS["dropout_ignored"]
     for name, p in have.items():
         allowed = [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else [])

@@ -159,6 +159,20 @@ def kept_weights(module, path=SOURCE_ATTENTION):
     return encode(value)
 
 
+def load_parameters(module, seed):
+    """`modules.load_seeded` for the parameters; buffers (the positional table) keep the values the model computed, so
+    one parameter-free module shared by src_embed and tgt_embed changes no output."""
+    parameters = {name for name, _ in module.named_parameters(remove_duplicate=False)}
+    buffers = {name: value.detach().clone() for name, value in module.state_dict().items() if name not in parameters}
+    loaded = modules.load_seeded(module, seed)
+    if "error" not in loaded:
+        state = module.state_dict()
+        with torch.no_grad():
+            for name, value in buffers.items():
+                state[name].copy_(value)
+    return loaded
+
+
 _LAST_BUILT = {}  # the last model a call case built: (namespace, arguments, model, failed)
 
 
@@ -188,7 +202,7 @@ def run_case(namespace, name):
     if failed:
         return failed
     trace = {"structure": structure(model)}
-    trace["load"] = modules.load_seeded(model, case.seed)
+    trace["load"] = load_parameters(model, case.seed)
     output, failed = call(model, METHODS[case.kind], make_inputs(name), case.kind == "train", case.seed)
     if failed:
         return {**trace, **failed}

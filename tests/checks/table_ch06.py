@@ -30,4 +30,13 @@ EXPECTED = {
     "near_parameters_2d": Bug(0, dict.fromkeys(NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, ())),
     # def __init__(self, features, eps=1e-5) (nn.LayerNorm's): seen only on a low-variance input with the default eps
     "near_eps_1e5": fails(95, {"ln_eps"}, "eps_default"),
+    "all_axes": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "all_axes"),  # x.mean(), x.std(): over every axis
+    "no_keepdim": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "no_keepdim"),  # x.mean(-1): x - mean raises
+    "variance_not_std": fails(15, NORM_OUTPUTS | SUBLAYER_OUTPUTS, "variance_not_std"),  # / (x.var(-1) + eps)
+    # torch.ones(features) without nn.Parameter: not in the state_dict
+    "plain_tensors": fails(0, NORM_OUTPUTS | SUBLAYER_OUTPUTS | {"ln_structure", "sub_structure"}, "not_parameter"),
+    "residual_normed": fails(70, SUBLAYER_OUTPUTS, "residual_normed"),  # n = norm(x); n + dropout(sublayer(n))
+    "norm_unused": fails(70, SUBLAYER_OUTPUTS, "norm_unused"),  # x + dropout(sublayer(x))
+    "norm_after_sublayer": fails(70, SUBLAYER_OUTPUTS, "norm_after_sublayer"),  # x + dropout(norm(sublayer(x)))
+    "dropout_before_norm": fails(80, TRAIN, "dropout_before_norm"),  # x + sublayer(norm(dropout(x)))
 }

@@ -30,4 +30,13 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     # SublayerConnection(size, 0.1) in DecoderLayer: right in eval mode, the wrong rate in train mode
     "near_dropout_hardcoded": Bug(80, dict.fromkeys({"decoder_train", "hidden_train"}, ())),
+    "cross_before_self": fails(20, FORWARD, "cross_before_self"),  # src_attn in sublayer[0], self_attn in sublayer[1]
+    "ff_in_sublayer_1": fails(20, FORWARD, "sublayer_indices_swapped"),  # src_attn in sublayer[2], feed forward in [1]
+    "tgt_mask_not_passed": fails(20, FORWARD, "tgt_mask_not_passed"),  # self.self_attn(x, x, x)
+    "src_mask_not_passed": fails(20, FORWARD, "src_mask_not_passed"),  # self.src_attn(x, m, m)
+    "lambda_outer_x": fails(20, FORWARD, "lambda_ignores_argument"),  # lambda y: self.self_attn(x, x, x, tgt_mask)
+    "memory_normed_as_key": fails(20, FORWARD, "memory_not_key_value"),  # self.src_attn(y, y, memory, src_mask)
+    "return_in_loop": fails(55, DECODER - {"decoder_structure"}, "return_in_loop"),  # return inside the for loop
+    "memory_through_layers": fails(55, DECODER - {"decoder_structure"}, "memory_replaced"),  # memory = x in the loop
+    "norm_every_layer": fails(55, DECODER - {"decoder_structure"}, "norm_every_layer"),  # x = self.norm(layer(...))
 }

@@ -43,3 +43,22 @@ def test_mask_not_passed_is_named_from_the_padding_columns():
     """Layer 0's self-attention weights give padding keys weight: the attention check says the mask was not passed."""
     message = {r.name: r for r in grade(CH07, CH07.fixture("mask_not_passed"))}["pad_attention"].message
     assert load_chapter(CH07.id).bugs["mask_not_passed"] in message
+
+
+def test_padding_check_passes_when_only_the_lambda_is_wrong():
+    """The lambda uses the outer x, the mask is passed: padding weights are 0, so "padding 토큰의 가중치는 0" passes, and
+    the output checks name the lambda by its own cause."""
+    results = {r.name: r for r in grade(CH07, CH07.fixture("lambda_outer_x"))}
+    assert results["pad_attention"].passed
+    assert load_chapter(CH07.id).bugs["lambda_ignores_argument"] in results["encoder_forward"].message
+
+
+def test_the_probe_records_what_each_part_received():
+    """The solution's trace says, call by call, which LayerNorm fed each attention and feed-forward and which mask
+    each attention got: the evidence the judge names the lambda and mask mistakes from."""
+    reference = json.loads((ROOT / "grader" / "reference" / f"{CH07.id}.json").read_text(encoding="utf-8"))
+    calls = reference["cases"]["encoder_eval"]["calls"]
+    assert [call["module"] for call in calls] == ["layers.0.self_attn", "layers.0.feed_forward",
+                                                  "layers.1.self_attn", "layers.1.feed_forward"]
+    assert calls[0]["query"] == calls[0]["key"] == "layers.0.sublayer.0.norm" and calls[0]["mask"] == "input:mask"
+    assert calls[1]["x"] == "layers.0.sublayer.1.norm"

@@ -13,8 +13,8 @@ import torch
 
 from .tensors import describe_exception, encode, portable_randn
 
-MAX_NAMES = 64  # listed groups and containers
-MAX_STATE = 4096  # state_dict names: all of any course model (a bound, never reached: names compare as sets)
+MAX_NAMES = 64  # groups of shared names, unregistered containers, gradients
+MAX_STATE_NAMES = 4096  # names and shapes: compared as sets by the judge, so never cut to the first few
 MISSING = {"kind": "missing"}
 
 
@@ -38,16 +38,16 @@ def structure(module):
     state = module.state_dict(keep_vars=True)
     return {
         "type": type(module).__name__,
-        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_STATE]],
+        "state_dict": [[name, [int(n) for n in value.shape]] for name, value in list(state.items())[:MAX_STATE_NAMES]],
         "parameters": [[name, [int(n) for n in p.shape], bool(p.requires_grad)]
-                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_STATE]],
+                       for name, p in list(module.named_parameters(remove_duplicate=False))[:MAX_STATE_NAMES]],
         "buffers": [[name, [int(n) for n in b.shape]]
-                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_STATE]],
+                    for name, b in list(module.named_buffers(remove_duplicate=False))[:MAX_STATE_NAMES]],
         "shared": shared_names(state),
         "unregistered": unregistered_modules(module),
         "parameter_count": int(sum(p.numel() for p in module.parameters())),
         "dropout": [[name, float(sub.p)] for name, sub in module.named_modules()
-                    if isinstance(sub, torch.nn.Dropout)][:MAX_NAMES],
+                    if isinstance(sub, torch.nn.Dropout)][:MAX_STATE_NAMES],
     }
 
 

@@ -47,8 +47,6 @@ BUGS = {
     "(batch, tgt 길이, d_model)을 돌려주고, generator는 손실을 계산할 때 따로 부릅니다.",
     "shared_attention": "decoder 층의 self-attention과 source-attention이 MultiHeadedAttention 하나를 함께 씁니다 "
     "(가중치가 같은 텐서입니다). 두 자리에 copy.deepcopy로 만든 서로 다른 복사본을 넘기세요.",
-    "shared_position": "src_embed와 tgt_embed가 PositionalEncoding 하나를 함께 씁니다. 원문처럼 copy.deepcopy로 "
-    "따로 복사해 넣으세요.",
     "n_ignored": "make_model이 인자 N을 쓰지 않습니다: encoder나 decoder의 층 수가 N과 다릅니다. Encoder와 "
     "Decoder에 N을 넘기세요.",
     "dropout_ignored": "make_model이 인자 dropout을 쓰지 않습니다: dropout 비율이 기준과 다릅니다. "
@@ -95,14 +93,14 @@ def layers_problem(evidence, case, expected, found):
 
 
 def shared_problem(found):
-    """Korean: names that share one tensor, naming the attention or positional encoding shared, or None."""
-    groups = found.get("shared") or []
+    """Korean: names that share one parameter, naming the attention shared, or None. A shared buffer (one
+    PositionalEncoding for src_embed and tgt_embed) is a parameter-free module used twice: equivalent code."""
+    parameters = {name for name, *_ in found.get("parameters") or []}
+    groups = [group for group in found.get("shared") or [] if parameters & set(group)]
     for group in groups:
         if any(".self_attn." in name for name in group) and any(".src_attn." in name for name in group):
             return BUGS["shared_attention"] + f" ({' = '.join(f'`{name}`' for name in group[:2])})"
-        if any(name.startswith("src_embed.") for name in group) and any(name.startswith("tgt_embed.") for name in group):
-            return BUGS["shared_position"]
-    return module_judge.shared_problem(found)
+    return module_judge.shared_problem({"shared": groups})
 
 
 def read_model(evidence, case):
@@ -148,7 +146,7 @@ def dropout_problem(evidence, case, found):
     rate = 0.1 if spec.dropout is None else spec.dropout
     expected = dict(evidence.reference(case)["structure"]["dropout"])
     have = dict(found["dropout"])
-    if set(have) != set(expected):
+    if not have or not set(have) <= set(expected):  # fewer names: a parameter-free module used twice, listed once
         return BUGS["dropout_ignored"]
     for name, p in have.items():
         allowed = [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else [])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import modules
+from . import module_calls, modules
 from .tensors import encode, portable_randn
 
 LAYER = "EncoderLayer"
@@ -79,8 +79,9 @@ def attn_path(case):
     return "self_attn.attn" if case.cls == LAYER else "layers.0.self_attn.attn"
 
 
-def builder(namespace, case, built):
-    """A namespace whose one class builds the case's module from the student's own classes (kept in `built`)."""
+def builder(namespace, case, built, inputs=None):
+    """A namespace whose one class builds the case's module from the student's own classes (kept in `built`); with
+    `inputs` ({name: tensor}) its parts' calls are recorded (`module_calls`), the recorder kept after the module."""
 
     def make():
         attn = namespace.MultiHeadedAttention(case.h, case.d_model, case.dropout)
@@ -89,6 +90,8 @@ def builder(namespace, case, built):
         if case.cls == ENCODER:
             module = namespace.Encoder(module, case.n)
         built.append(module)
+        if inputs is not None:
+            built.append(module_calls.watch(module, inputs))
         return module
 
     return types.SimpleNamespace(**{case.cls: make})
@@ -113,11 +116,14 @@ def run_case(namespace, name):
     if missing:
         return {"error": {"type": "MissingFunction", "message": missing}}
     built = []
-    factory = builder(namespace, case, built)
     if case.kind == "module":
-        return modules.record(factory, case.cls, (), {}, case.seed, attribute_names=("size",))
+        return modules.record(builder(namespace, case, built), case.cls, (), {}, case.seed, attribute_names=("size",))
     x, mask = make_inputs(name)
-    trace = modules.record(factory, case.cls, (), {}, case.seed, (x, mask), case.train)
+    trace = modules.record(builder(namespace, case, built, {"x": x, "mask": mask}), case.cls, (), {}, case.seed,
+                           (x, mask), case.train)
     if "result" in trace:
         trace["attributes"][attn_path(case)] = nested_attribute(built[0], attn_path(case))
+    if len(built) > 1 and built[1] is not None:
+        trace["calls"] = built[1].calls
+        built[1].remove()
     return trace

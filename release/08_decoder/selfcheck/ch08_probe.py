@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import modules
+from . import module_calls, modules
 from .tensors import describe_exception, encode, portable_randn
 
 LAYER = "DecoderLayer"
@@ -107,13 +107,16 @@ def constructor(namespace, case):
 
 
 class Kept:
-    """The student's class, keeping the module it builds (to read a nested attribute after the forward)."""
+    """The student's class, keeping the module it builds (to read a nested attribute after the forward); with
+    `inputs` ({name: tensor}) the calls of its parts are recorded (`module_calls`)."""
 
-    def __init__(self, cls):
-        self.cls, self.module = cls, None
+    def __init__(self, cls, inputs=None):
+        self.cls, self.module, self.inputs, self.recorder = cls, None, inputs, None
 
     def __call__(self, *args, **kwargs):
         self.module = self.cls(*args, **kwargs)
+        if self.inputs is not None and isinstance(self.module, torch.nn.Module):
+            self.recorder = module_calls.watch(self.module, self.inputs)
         return self.module
 
 
@@ -133,13 +136,18 @@ def run_case(namespace, name):
     args, failed = constructor(namespace, case)
     if failed:
         return failed
-    kept = Kept(getattr(namespace, case.cls, None)) if callable(getattr(namespace, case.cls, None)) else None
+    x, memory, src_mask, tgt_mask = make_inputs(name)
+    inputs = None if case.kind == "module" else {"x": x, "memory": memory, "src_mask": src_mask, "tgt_mask": tgt_mask}
+    cls = getattr(namespace, case.cls, None)
+    kept = Kept(cls, inputs) if callable(cls) else None
     built = types.SimpleNamespace(**{case.cls: kept})
     if case.kind == "module":
         return modules.record(built, case.cls, args, seed=case.seed, attribute_names=("size",))
-    x, memory, src_mask, tgt_mask = make_inputs(name)
     trace = modules.record(built, case.cls, args, seed=case.seed, inputs=(x, memory, src_mask, tgt_mask),
                            train=case.train)
     if case.cls == DECODER and "result" in trace:
         trace["attributes"][SOURCE_ATTENTION] = nested_attribute(kept.module, SOURCE_ATTENTION)
+    if kept is not None and kept.recorder is not None:
+        trace["calls"] = kept.recorder.calls
+        kept.recorder.remove()
     return trace

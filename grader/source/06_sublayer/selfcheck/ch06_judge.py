@@ -3,8 +3,9 @@
 
 Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
 reference's, for freshly built modules (the initial a_2 = 1, b_2 = 0 show only there) and with
-seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std,
-eps elsewhere, statistics over another axis, a_2 and b_2 swapped, post-norm, no residual, dropout
+seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std, the
+variance, eps elsewhere, statistics over another axis or every axis or without keepdim, a_2 and b_2 swapped,
+post-norm, no residual, the normalised input as residual, the norm unused or after the sublayer, dropout
 elsewhere — on the same weights, input and RNG seed as the probe, and matching the student's numbers.
 """
 import itertools
@@ -44,6 +45,22 @@ BUGS = {
     "적용합니다: x + dropout(sublayer(norm(x))).",
     "dropout_on_residual": "dropout을 잔차를 더한 뒤(x 포함)에 적용했습니다. 입력 x는 그대로 더해야 합니다: "
     "x + dropout(sublayer(norm(x))).",
+    "all_axes": "평균과 표준편차를 텐서 전체(모든 축)에서 계산했습니다(x.mean(), x.std()처럼 dim 없이). LayerNorm은 "
+    "토큰마다 따로, 마지막 축에서만 계산합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
+    "no_keepdim": "평균이나 표준편차를 keepdim=True 없이 계산해서 마지막 축이 사라졌습니다. 그래서 x - 평균의 모양이 "
+    "맞지 않습니다. x.mean(-1, keepdim=True), x.std(-1, keepdim=True)처럼 축을 남기세요.",
+    "variance_not_std": "표준편차가 아니라 분산(x.var)으로 나눴습니다. 분모는 표준편차 + eps입니다: "
+    "(x - 평균) / (x.std(-1, keepdim=True) + eps).",
+    "not_parameter": "a_2와 b_2가 state_dict에 없습니다. torch.ones(features)를 그대로 속성에 넣으면 학습되는 parameter로 "
+    "등록되지 않습니다. nn.Parameter(torch.ones(features)), nn.Parameter(torch.zeros(features))로 감싸세요.",
+    "residual_normed": "잔차로 정규화한 값을 더했습니다(norm(x) + sublayer(norm(x))). 잔차 연결은 정규화하기 전의 "
+    "입력 x를 더합니다: x + dropout(sublayer(norm(x))).",
+    "norm_unused": "sublayer에 정규화하지 않은 x를 넣었습니다(self.norm을 쓰지 않음). pre-norm에서는 sublayer에 "
+    "self.norm(x)를 넣습니다: x + dropout(sublayer(norm(x))).",
+    "norm_after_sublayer": "정규화를 sublayer 뒤에 적용했습니다(norm(sublayer(x))). pre-norm에서는 sublayer에 넣기 전에 "
+    "정규화합니다: x + dropout(sublayer(norm(x))).",
+    "dropout_before_norm": "dropout을 정규화 앞(입력 x)에 적용했습니다. dropout은 sublayer의 출력에 적용합니다: "
+    "x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
 }
 
@@ -70,14 +87,37 @@ def output_problem(evidence, case, output):
 # ----------------------------------------------------------------------------- checks
 
 
+def unregistered_weights(evidence, case):
+    """`not_parameter` when the only names missing from the state_dict are a_2/b_2 and none is extra, else None."""
+    found = evidence.trace(case).get("structure")
+    if not found:
+        return None
+    want = {name for name, _ in evidence.reference(case)["structure"]["state_dict"]}
+    have = {name for name, _ in found["state_dict"]}
+    missing = want - have
+    if missing and not have - want and all(name.rsplit(".", 1)[-1] in ("a_2", "b_2") for name in missing):
+        return BUGS["not_parameter"]
+    return None
+
+
+def named_first(case, judge_rest):
+    """A judge: a_2/b_2 kept as plain tensors named first on `case`, then `judge_rest`."""
+
+    def judge(evidence):
+        problem = unregistered_weights(evidence, case)
+        return Verdict.fail(evidence.about(case, problem)) if problem else judge_rest(evidence)
+
+    return judge
+
+
 def structure_check(case):
     """The module of `case` has the reference's names, shapes, parameter count and dropout rates."""
-    return module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"])
+    return named_first(case, module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"]))
 
 
 def output_check(case):
     """The student's forward output on `case` equals the reference's; otherwise name the bug."""
-    return module_judge.output_check(case, error_diagnosis, output_problem)
+    return named_first(case, module_judge.output_check(case, error_diagnosis, output_problem))
 
 
 def outputs_check(*cases):

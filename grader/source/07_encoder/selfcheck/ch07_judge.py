@@ -19,9 +19,9 @@ from . import ch07_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
-from .compare import close, decode
+from .compare import decode
 from .contract import Chapter, Picture
-from .framework import Check, Finding, Verdict
+from .framework import Check, Verdict
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -52,6 +52,21 @@ BUGS = {
     "__init__에서 self.size = size로 저장하세요.",
     "sublayer_function": "SublayerConnection의 두 번째 인자는 x 하나를 받는 함수입니다. self-attention은 "
     "lambda x: self.self_attn(x, x, x, mask)로 감싸 넘기고, 피드포워드는 self.feed_forward를 그대로 넘기세요.",
+    "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
+    "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
+    "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
+    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
+    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. for layer in self.layers: x = layer(x, mask)처럼 "
+    "층을 하나씩 차례로 부르세요.",
+    "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다: "
+    "return self.norm(x).",
+    "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
+    "모든 층을 지난 뒤 한 번만 적용합니다.",
+    "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
+    "넘겨야 합니다: x = self.sublayer[0](x, …); return self.sublayer[1](x, self.feed_forward).",
+    "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
+    "그대로 전달되는지 확인하세요.",
     "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "
     "저장하고 forward에서 그것을 부르세요.",
 }
@@ -116,6 +131,57 @@ def structure_diagnosis(evidence, case):
     return sharing_problem(found, evidence.visible(case)) or names_problem(evidence.reference(case)["structure"], found)
 
 
+def _first_layer(calls, case):
+    """The calls made inside layer 0 (the whole record for an EncoderLayer case)."""
+    prefix = "" if probe.CASES[case].cls == probe.LAYER else "layers.0."
+    return [call for call in calls if call["module"].startswith(prefix)]
+
+
+def _stack_problem(found, expected):
+    """Which layers the Encoder's forward went through, against the reference's: a bug key, or None."""
+    def attention_calls(calls):
+        return [call["module"] for call in calls if call["kind"] == "MultiHeadedAttention"]
+
+    mine, want = attention_calls(found), attention_calls(expected)
+    if len(want) > 1 and mine and set(mine) == {want[0]}:
+        return "return_in_loop" if len(mine) == 1 else "first_layer_only"
+    return None
+
+
+def _origin_problem(found, expected):
+    """What the calls inside layer 0 received, against the reference's: a bug key, or None."""
+    if [call["kind"] for call in found] != [call["kind"] for call in expected]:
+        kinds = [call["kind"] for call in found]
+        return "sublayers_swapped" if kinds == [call["kind"] for call in reversed(expected)] else None
+    for mine, want in zip(found, expected):
+        if want.get("mask") is not None and mine.get("mask") is None:
+            return "mask_not_passed"
+    norms, wanted = _norms(found), _norms(expected)
+    if norms != wanted and all(norm.endswith("norm") for norm in norms):
+        return "sublayer_reused" if len(set(norms)) < len(set(wanted)) else "sublayer_indices_swapped"
+    for mine, want in zip(found, expected):
+        if any(mine.get(argument) != want[argument] for argument in ("query", "key", "value", "x") if argument in want):
+            return "lambda_ignores_argument"
+    return None
+
+
+def _norms(calls):
+    """Where each call's first argument came from (a LayerNorm's name, an input, "other")."""
+    return [call.get("query", call.get("x")) or "" for call in calls]
+
+
+def calls_problem(evidence, case):
+    """Korean: the mistake the recorded calls of the student's parts show (which layers ran, what each attention
+    and feed-forward received), against the reference's calls, or None."""
+    found, expected = evidence.trace(case).get("calls"), evidence.reference(case).get("calls")
+    if not found or not expected or found == expected:
+        return None
+    finished = "result" in evidence.trace(case)  # a forward that raised stopped inside a layer: no stack evidence
+    bug = (finished and _stack_problem(found, expected)) or \
+        _origin_problem(_first_layer(found, case), _first_layer(expected, case))
+    return BUGS[bug] if bug else None
+
+
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
@@ -131,8 +197,10 @@ def dropout_rates(evidence, case, output, expected):
 
 
 def output_problem(evidence, case, output):
-    """Why the student's output on `case` differs from the reference (Korean), or None."""
-    return module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
+    """Why the student's output on `case` differs from the reference (Korean), or None: what the recorded calls show
+    first, then the bug models."""
+    problem = module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
+    return problem and (calls_problem(evidence, case) or problem)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -169,15 +237,15 @@ def output_check(case):
     return named_structure_first(case, module_judge.output_check(case, error_diagnosis, output_problem))
 
 
-def padding_columns_problem(attn, case):
-    """`mask_not_passed` when some padding key gets attention weight, else None."""
+def padding_weight(attn, case):
+    """The largest weight any query gives a padding key in `attn` (batch, heads, length, length)."""
     lengths = probe.CASES[case].lengths
-    leaked = any(attn[b, ..., length:].abs().max() > 1e-6 for b, length in enumerate(lengths) if length < attn.shape[-1])
-    return BUGS["mask_not_passed"] if leaked else None
+    return max((float(attn[b, ..., length:].abs().max()) for b, length in enumerate(lengths)
+                if length < attn.shape[-1]), default=0.0)
 
 
 def pad_attention(evidence):
-    """Layer 0's self-attention weights on the encoder case equal the reference's: padding keys get weight 0."""
+    """Layer 0's self-attention weights on the padded encoder case give every padding key weight 0."""
     case = "encoder_eval"
     trace = evidence.trace(case)
     if "error" in trace or "result" not in trace:
@@ -185,19 +253,19 @@ def pad_attention(evidence):
         return Verdict.fail(evidence.about(case, error_diagnosis(evidence, case, error)))
     stored = trace["attributes"].get(probe.attn_path(probe.CASES[case]), {})
     expected = decode(evidence.reference(case)["attributes"][probe.attn_path(probe.CASES[case])])
-    if stored.get("kind") == "tensor" and close(decode(stored), expected):
-        return Verdict.ok()
-    problem = structure_diagnosis(evidence, case)
-    if problem is None and stored.get("kind") != "tensor":
-        problem = ATTN_MISSING
-    if problem is None and list(decode(stored).shape) == list(expected.shape):
-        problem = padding_columns_problem(decode(stored), case)
-    if problem is None:
-        try:
-            problem = output_problem(evidence, case, module_judge.read_result(evidence, case, error_diagnosis))
-        except Finding as finding:
-            problem = finding.message
-    return Verdict.fail(evidence.about(case, problem or "0번 층의 self-attention 가중치가 기준과 다릅니다."))
+    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None
+    if problem is None and list(decode(stored).shape) != list(expected.shape):
+        problem = (f"0번 층 self-attention 가중치의 모양이 {tuple(decode(stored).shape)}입니다. "
+                   f"{tuple(expected.shape)}이어야 합니다.")
+    if problem is None and padding_weight(decode(stored), case) > 1e-6:
+        problem = calls_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
+    return Verdict.of(problem and evidence.about(case, problem))
+
+
+def _mask_missing(evidence, case):
+    """Did some self-attention call of the student's receive no mask?"""
+    return any(call["kind"] == "MultiHeadedAttention" and call.get("mask") is None
+               for call in evidence.trace(case).get("calls") or ())
 
 
 CHECKS = [
