@@ -28,6 +28,6 @@ EXPECTED = {
     "data_python_random": fails(80, DATA | {"data_tokens"}, "data_seed"),  # random.randrange: no torch seed
     # near misses (issue 27): almost right, and each must still fail
     # generator(x).detach().requires_grad_(): the right loss values, no gradient reaches the generator
-    "near_loss_gradient_cut": fails(45, {"loss_compute", "hidden_loss"}, "loss_gradient",
-                                     **dict.fromkeys(RUNS, "parameters")),
+    # (run_epoch, TrainState and accum_iter are judged with the probe's stand-in loss compute: they pass)
+    "near_loss_gradient_cut": fails(85, LOSS, "loss_gradient"),
 }

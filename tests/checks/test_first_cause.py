@@ -20,16 +20,21 @@ def first_cause(chapter, name):
     return found[0][0] if found else None
 
 
+def named(chapter):
+    """The table's rows that name a first cause (near misses without a bug model of their own name none)."""
+    return {name: bug for name, bug in chapter.expected.items() if bug.first is not None}
+
+
 @pytest.mark.parametrize("chapter", [pytest.param(c, id=c.marker, marks=getattr(pytest.mark, c.marker)) for c in CHAPTERS])
 def test_the_first_cause_is_the_tables_bug(chapter):
     bugs = chapter.contract.bugs
-    expected = chapter.expected
-    wrong = {name: first_cause(chapter, name) for name, bug in sorted(expected.items())
-             if bugs[bug.first] not in (first_cause(chapter, name) or "")}
-    assert len(wrong) <= (1 - SHARE) * len(expected), wrong
+    rows = named(chapter)
+    firsts = {name: first_cause(chapter, name) for name in sorted(rows)}
+    wrong = {name: found for name, found in firsts.items() if bugs[rows[name].first] not in (found or "")}
+    assert len(wrong) <= (1 - SHARE) * len(rows), wrong
 
 
 def test_a_table_states_known_first_causes():
-    """Every table's `first` is a bug key of its chapter."""
+    """Every first cause a table names is a bug key of its chapter."""
     for chapter in CHAPTERS:
-        assert all(bug.first in chapter.contract.bugs for bug in chapter.expected.values()), chapter.id
+        assert all(bug.first in chapter.contract.bugs for bug in named(chapter).values()), chapter.id
