@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.checks.table_ch01 import EXPECTED
 from tests.conftest import ROOT, expected_sandbox
 
 from .helpers import (CH01, SUBMISSIONS, fixture_path, grade, lms_name, results, solution_source, without_timing,
@@ -91,7 +92,7 @@ def test_cluster_results_equal_local_jobs_2(cluster, local_run, cluster_run):
         assert _text_without_timing(out / "results" / f"{name}.json") == _text_without_timing(local_run / "results" / f"{name}.json")
     assert (out / "grades.csv").read_bytes() == (local_run / "grades.csv").read_bytes()
     assert {doc["sandbox"] for doc in remote.values() if doc["status"] != "unreadable"} == {expected_sandbox()}
-    assert remote["solution"]["score"] == 100 and remote["no_scale"]["score"] == 36
+    assert remote["solution"]["score"] == 100 and remote["no_scale"]["score"] == EXPECTED["no_scale"].score
 
 
 def test_pages_and_report_written_once_here(cluster_run):
@@ -105,7 +106,7 @@ def test_bad_inputs_read_on_workers(cluster_run):
     """Unreadable files (bytes decoded on a worker, or refused here before sending) cost 0 with the Korean reason."""
     _, out = cluster_run
     found = results(out)
-    for name, words in (("corrupt", "손상"), ("euc_kr", "UTF-8"), ("empty", "비어"), ("no_code_cells", "코드 셀"),
+    for name, words in (("corrupt", "잘려"), ("euc_kr", "UTF-8"), ("empty", "비어"), ("no_code_cells", "코드 셀"),
                         ("oversized", "너무 큽니다"), ("zipeuckr", "UTF-8")):
         document = found[name]
         assert (document["status"], document["score"], document["sandbox"]) == ("unreadable", 0, None), name

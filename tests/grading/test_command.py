@@ -13,6 +13,7 @@ from grader.grading.judging import Judge
 from grader.grading.pipeline import grade as grade_batch
 from grader.sandbox import Limits, SandboxPool
 
+from tests.checks.table_ch01 import EXPECTED
 from tests.conftest import expected_sandbox
 
 from .helpers import (CHAPTER, SUBMISSIONS, fixture_path, grade, results, solution_source, without_timing,
@@ -65,9 +66,9 @@ def test_scores_statuses_and_messages(graded):
     found = results(out)
     assert found["solution"]["score"] == 100 and found["solution"]["status"] == "ok"
     assert found["warns_correct"]["score"] == 100
-    assert found["no_scale"]["score"] == 36 and found["unimplemented"]["score"] == 0
-    assert found["log_softmax"]["score"] == 23
-    assert found["notebook_half_dk"]["score"] == pytest.approx(67.33, abs=1e-9)  # 10/3 on scaling_statistics, as 3.33
+    assert found["no_scale"]["score"] == EXPECTED["no_scale"].score and found["unimplemented"]["score"] == 0
+    assert found["log_softmax"]["score"] == EXPECTED["log_softmax"].score
+    assert found["notebook_half_dk"]["score"] == pytest.approx(64.33, abs=1e-9)  # 10/3 on scaling_statistics, as 3.33
     for name, words in (("corrupt", "중간에서 잘려"), ("euc_kr", "UTF-8"), ("empty", "비어")):
         document = found[name]
         assert (document["status"], document["score"], document["sandbox"]) == ("unreadable", 0, None)
@@ -100,7 +101,7 @@ def test_without_bubblewrap_grading_is_contained(tmp_path):
     assert done.returncode == 0, done.stderr
     found = results(tmp_path / "out")
     assert {name: (d["sandbox"], d["score"]) for name, d in found.items()} == {
-        "solution": ("contained", 100), "no_scale": ("contained", 36)}
+        "solution": ("contained", 100), "no_scale": ("contained", EXPECTED["no_scale"].score)}
     assert "WARNING" not in done.stderr
 
 

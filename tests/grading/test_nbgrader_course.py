@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.checks.table_ch01 import EXPECTED
 from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
 from tests.conftest import expected_sandbox
 
@@ -111,7 +112,7 @@ def graded_course(collected_course):
 def test_export_shows_our_scores_per_student(graded_course):
     """After `grade --gradebook`, `nbgrader export` lists each student with exactly the score we computed."""
     scores = ours(graded_course / "graded")
-    assert scores == {"alice": 100, "bob": 36, "carol": 0, "dave": 100, "erin": 23, "frank": 100}
+    assert scores == {"alice": 100, "bob": EXPECTED["no_scale"].score, "carol": 0, "dave": 100, "erin": EXPECTED["log_softmax"].score, "frank": 100}
     assert exported(graded_course) == scores
 
 
@@ -141,10 +142,10 @@ def test_gradebook_without_assignment_is_created_from_the_source(tmp_path):
         write_notebook(course / "submitted" / student / CHAPTER / f"{CHAPTER}.ipynb", source, release=release)
     done = grade_in(course, ["01", "submitted", "--gradebook", "gradebook.db", "--out", "graded"])
     assert "만들었습니다" in done.stderr
-    assert exported(course) == {"kim": 100, "park": 36}
+    assert exported(course) == {"kim": 100, "park": EXPECTED["no_scale"].score}
     write_notebook(course / "submitted" / "park" / CHAPTER / f"{CHAPTER}.ipynb", solution_source(), release=release)
     done = grade_in(course, ["01", "submitted/park", "--out", "graded"])  # no flag, no setting: not written
-    assert exported(course) == {"kim": 100, "park": 36}
+    assert exported(course) == {"kim": 100, "park": EXPECTED["no_scale"].score}
     assert "gradebook" not in done.stderr
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write('\nc.GraderGrade.gradebook = "gradebook.db"\n')
