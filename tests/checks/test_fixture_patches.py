@@ -4,7 +4,7 @@ import pytest
 from tests import fixtures
 from tests.checks.chapters import each_chapter
 from tests.fixtures import patches
-from tests.fixtures.make_patch import make_patch
+from tests.fixtures.make_patch import make_patch, refresh
 
 pytestmark = pytest.mark.checks
 
@@ -68,3 +68,21 @@ def test_make_patch_writes_a_patch_that_materialises_the_edited_copy(tmp_path, m
     assert written == tmp_path / "ch01" / "no_sqrt.diff"
     assert "+    scores = torch.matmul(query, key.transpose(-2, -1)) / d_k\n" in written.read_text(encoding="utf-8")
     assert fixtures.text("ch01", "no_sqrt") == edited.read_text(encoding="utf-8")
+
+
+def test_refresh_moves_patches_to_a_changed_solution_and_keeps_the_fixtures(tmp_path, monkeypatch):
+    """A line added at the top of the solution: `--refresh` rewrites the hunks' line numbers, the fixture keeps its
+    mistake and gains the new line."""
+    before = fixtures.text("ch01", "no_scale")
+    solution = tmp_path / "solutions" / "01_attention" / "transformer.py"
+    solution.parent.mkdir(parents=True)
+    solution.write_text("# a new first line\n" + fixtures.solution("ch01").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "ch01").mkdir()
+    old_patch = (fixtures.HERE / "ch01" / "no_scale.diff").read_text(encoding="utf-8")
+    (tmp_path / "ch01" / "no_scale.diff").write_text(old_patch, encoding="utf-8")
+    monkeypatch.setattr(fixtures, "ROOT", tmp_path)
+    monkeypatch.setattr(fixtures, "HERE", tmp_path)
+    assert [path.name for path in refresh("ch01")] == ["no_scale.diff"]
+    new_patch = (tmp_path / "ch01" / "no_scale.diff").read_text(encoding="utf-8")
+    assert new_patch != old_patch and new_patch.count("@@") == old_patch.count("@@")
+    assert fixtures.text("ch01", "no_scale") == "# a new first line\n" + before
