@@ -22,12 +22,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests import fixtures
 
 
 def mix(chapter_id):
     """The solution and every fixture of the chapter, in a fixed order."""
-    fixtures = sorted((ROOT / "tests" / "fixtures" / f"ch{chapter_id[:2]}").glob("*.py"))
-    return [ROOT / "solutions" / chapter_id / "transformer.py", *fixtures]
+    return [ROOT / "solutions" / chapter_id / "transformer.py", *fixtures.all_files(f"ch{chapter_id[:2]}")]
 
 
 def submissions(chapter_id, n, folder):
@@ -60,7 +62,6 @@ def main():
     parser.add_argument("--class-size", type=int, default=100, help="students in the class estimate (default 100)")
     parser.add_argument("--cores", type=int, default=2, help="cores of the grading machine in the estimate (default 2)")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     from grader import chapters
 
     estimate = f"{args.class_size} on {args.cores} cores"

@@ -8,7 +8,7 @@ page and the class report (the per-student page cost is read from the run's own 
 
 Builds a throw-away nbgrader course (this repo's nbgrader_config.py and grader package), runs
 `nbgrader generate_assignment`, writes N notebooks into submitted/<id>/01_attention/ (a mix of right
-and wrong answers from tests/fixtures), then times each grader on the whole folder. Not a test.
+and wrong answers: tests/fixtures/submissions and materialised chapter-01 fixtures), then times each grader on the whole folder. Not a test.
 """
 import argparse
 import json
@@ -23,6 +23,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests import fixtures
+
 CHAPTER = "01_attention"
 MIX = ["solution", "ok_einsum", "no_scale", "log_softmax", "half_dk", "unimplemented", "swap_qk", "warns_correct"]
 
@@ -32,11 +36,8 @@ def answer(name):
     if name == "solution":
         text = (ROOT / "solutions" / CHAPTER / "transformer.py").read_text(encoding="utf-8")
         return "".join(line for line in text.splitlines(keepends=True) if "### " not in line)
-    for folder in ("tests/fixtures/submissions", "tests/fixtures/ch01"):
-        path = ROOT / folder / f"{name}.py"
-        if path.exists():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError(name)
+    path = ROOT / "tests/fixtures/submissions" / f"{name}.py"
+    return (path if path.exists() else fixtures.path("ch01", name)).read_text(encoding="utf-8")
 
 
 def environment():

@@ -17,6 +17,7 @@ from grader.checks import references
 from grader.checks.bugmodels import KEY, MissingModelResults
 from grader.checks.execute import execute
 from grader.checks.framework import judge
+from tests import fixtures
 from tests.build.test_leaks import _lines_of, _meaningful, _student_files
 from tests.conftest import PYTHON
 
@@ -165,7 +166,7 @@ def _failing_fixture(chapter_id):
     """(case, outcome) of a fixture whose failed check consults the models on a visible case."""
     fixture = {"01_attention": "no_scale", "03_multihead": "no_unsqueeze", "06_sublayer": "post_norm"}[chapter_id]
     contract = load_chapter(chapter_id)
-    source = (paths.ROOT / "tests/fixtures" / f"ch{chapter_id[:2]}" / f"{fixture}.py").read_text(encoding="utf-8")
+    source = fixtures.path(f"ch{chapter_id[:2]}", fixture).read_text(encoding="utf-8")
     return contract, execute(source, contract.probe, contract.probe.case_names())
 
 

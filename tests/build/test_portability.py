@@ -15,12 +15,13 @@ import pytest
 from grader import chapters, paths
 from grader.build import drift
 from grader.checks import compare
+from tests import fixtures
 from tests.conftest import PYTHON, ROOT, committed_copy, copy_repo, git_status, run
 
 pytestmark = pytest.mark.build
 
 OTHER_KERNELS = {"ATEN_CPU_CAPABILITY": "default"}
-# A correct answer and mistakes that lose some or all points, per chapter (tests/fixtures/chNN/<name>.py).
+# A correct answer and mistakes that lose some or all points, per chapter (the fixtures tests/fixtures/chNN/<name>.diff).
 GRADED = {
     "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
     "12": ["no_zero_grad", "accum_ignored", "loss_not_divided", "ok_rewritten"],  # a few Adam steps
@@ -142,7 +143,7 @@ def test_a_real_change_of_the_solution_still_fails_the_check(tmp_path):
 
 def _scores(repo, chapter, workdir, env=None):
     """{fixture: {check: score}} from `python -m grader grade` (the sandbox) with the code of `repo`."""
-    files = [ROOT / "tests/fixtures" / f"ch{chapter}" / f"{name}.py" for name in GRADED[chapter]]
+    files = [fixtures.path(f"ch{chapter}", name) for name in GRADED[chapter]]
     files.append(ROOT / "solutions" / chapters.find(chapter).id / "transformer.py")
     out = workdir / "graded"
     shutil.rmtree(out, ignore_errors=True)

@@ -1,7 +1,10 @@
 """The chapters under test: where each one's fixtures, solution, stub and expectations table are.
 
-Adding a chapter's tests = its fixtures in `tests/fixtures/chNN/` (correct ones named `ok_*.py`) and one
-expectations table `tests/checks/table_chNN.py` (`EXPECTED`: bug fixture → `Bug`); then list it here.
+Adding a chapter's tests = its fixtures, patches `tests/fixtures/chNN/<name>.diff` against the chapter's solution
+(correct ones named `ok_*`, near misses `near_*`), and one expectations table `tests/checks/table_chNN.py` (`EXPECTED`:
+bug fixture → `Bug`). Add a fixture from an edited copy of the solution with
+`python -m tests.fixtures.make_patch chNN NAME EDITED.py`; the tests read the materialised `.py` files
+(`ChapterUnderTest.fixtures`, `fixture(name)`, or `tests.fixtures.path("chNN", name)`).
 """
 import functools
 import importlib
@@ -12,6 +15,7 @@ import pytest
 
 from grader import chapters as course
 from grader.checks import chapter as load_chapter
+from tests import fixtures as fixture_patches
 from tests.conftest import ROOT
 
 IDS = [source.id for source in course.all_chapters()]
@@ -58,7 +62,18 @@ class ChapterUnderTest:
 
     @property
     def fixtures(self):
-        return ROOT / "tests" / "fixtures" / self.marker
+        """The folder of the chapter's materialised fixtures (`tests/fixtures/.built/chNN/<name>.py`)."""
+        return fixture_patches.folder(self.marker)
+
+    @property
+    def fixture_names(self):
+        """Every fixture's name: one per patch `tests/fixtures/chNN/<name>.diff`."""
+        return sorted(patch.stem for patch in fixture_patches.patch_files(self.marker))
+
+    @property
+    def fixture_files(self):
+        """Every materialised fixture, sorted."""
+        return fixture_patches.all_files(self.marker)
 
     @property
     def solution(self):
@@ -79,13 +94,11 @@ class ChapterUnderTest:
 
     @property
     def correct(self):
-        """The correct variants: tests/fixtures/chNN/ok_*.py."""
+        """The correct variants: the materialised fixtures named ok_*."""
         return sorted(self.fixtures.glob("ok_*.py"))
 
     def fixture(self, name):
-        path = self.fixtures / f"{name}.py"
-        assert path.exists(), f"missing fixture {path}"
-        return path
+        return fixture_patches.path(self.marker, name)
 
     def visible_checks(self):
         return [check.name for check in self.contract.checks if check.visible]

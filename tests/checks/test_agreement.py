@@ -32,7 +32,7 @@ VERDICT = re.compile(r"^\[(?P<title>.*?)\] (?P<score>[\d.]+)/(?P<points>[\d.]+)ì
 def _submissions():
     params = []
     for chapter in CHAPTERS:
-        paths = [chapter.solution, chapter.stub, *sorted(chapter.fixtures.glob("*.py"))]
+        paths = [chapter.solution, chapter.stub, *chapter.fixture_files]
         params += [pytest.param(chapter, path, id=f"{chapter.marker}-{path.parent.name}-{path.stem}",
                                 marks=getattr(pytest.mark, chapter.marker)) for path in paths]
     return params

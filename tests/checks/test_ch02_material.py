@@ -211,7 +211,7 @@ def test_readme_adding_a_chapter_gives_chapter_02s_current_line_counts():
         "solutions/NN_name/chapter.md": [ROOT / "solutions/02_masking/chapter.md"],
         "grader/checks/chNN_probe.py": [ROOT / "grader/checks/ch02_probe.py"],
         "grader/checks/chNN_judge.py": [ROOT / "grader/checks/ch02_judge.py"],
-        "tests/fixtures/chNN/*.py": sorted((ROOT / "tests/fixtures/ch02").glob("*.py")),
+        "tests/fixtures/chNN/*.diff": sorted((ROOT / "tests/fixtures/ch02").glob("*.diff")),
         "tests/checks/table_chNN.py": [ROOT / "tests/checks/table_ch02.py"],
         "tests/checks/test_chNN_*.py": [ROOT / "tests/checks/test_ch02_diagnoses.py"],
     }

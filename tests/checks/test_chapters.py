@@ -115,15 +115,15 @@ def test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis(ch
 
 @pytest.mark.parametrize("chapter", each_chapter())
 def test_every_fixture_is_in_the_table(chapter):
-    """Every file in tests/fixtures/chNN is a correct variant (ok_*) or a bug fixture of the table, and vice versa."""
-    on_disk = {path.stem for path in chapter.fixtures.glob("*.py")}
+    """Every patch in tests/fixtures/chNN is a correct variant (ok_*) or a bug fixture of the table, and vice versa."""
+    on_disk = set(chapter.fixture_names)
     assert on_disk - {path.stem for path in chapter.correct} == set(chapter.expected)
     assert all(key in chapter.contract.bugs for bug in chapter.expected.values() for keys in bug.diagnoses.values()
                for key in keys)
 
 
 def _submissions(chapter):
-    return [chapter.stub, chapter.solution, *sorted(chapter.fixtures.glob("*.py"))]
+    return [chapter.stub, chapter.solution, *chapter.fixture_files]
 
 
 def _hidden_cases(chapter):

@@ -7,13 +7,13 @@ import pytest
 
 from grader import paths
 from grader.build import embedded
+from tests import fixtures
 from tests.grading.helpers import filled_notebook
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch01, pytest.mark.slow]
 
 CHAPTER = "01_attention"
 RELEASE = paths.RELEASE / CHAPTER
-FIXTURES = paths.ROOT / "tests" / "fixtures" / "ch01"
 
 
 def executed(folder, source):
@@ -50,7 +50,7 @@ def runs(tmp_path_factory):
     try:
         out = {}
         for answer, source in (("solution", paths.SOLUTIONS / CHAPTER / "transformer.py"),
-                               ("no_scale", FIXTURES / "no_scale.py")):
+                               ("no_scale", fixtures.path("ch01", "no_scale"))):
             text = source.read_text(encoding="utf-8")
             alone = tmp_path_factory.mktemp(f"alone-{answer}")
             out[answer, "alone"] = executed(alone, text)

@@ -7,13 +7,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+from tests import fixtures
 from tests.conftest import ROOT
 
 RELEASE_NOTEBOOK = ROOT / "release" / "01_attention" / "01_attention.ipynb"
 SOLUTION = ROOT / "solutions" / "01_attention" / "transformer.py"
-FIXTURES = ROOT / "tests" / "fixtures"
-CH01 = FIXTURES / "ch01"
-SUBMISSIONS = FIXTURES / "submissions"
+SUBMISSIONS = ROOT / "tests" / "fixtures" / "submissions"
 CHAPTER = "01_attention"
 
 
@@ -24,11 +23,10 @@ def solution_source():
 
 
 def fixture_path(name):
-    """A chapter-01 fixture: tests/fixtures/submissions/<name>.py, else tests/fixtures/ch01/<name>.py."""
-    for folder in (SUBMISSIONS, CH01):
-        if (folder / f"{name}.py").exists():
-            return folder / f"{name}.py"
-    raise FileNotFoundError(name)
+    """A chapter-01 fixture: tests/fixtures/submissions/<name>.py, else the materialised ch01 fixture <name>."""
+    if (SUBMISSIONS / f"{name}.py").exists():
+        return SUBMISSIONS / f"{name}.py"
+    return fixtures.path("ch01", name)
 
 
 def filled_notebook(source, release=RELEASE_NOTEBOOK):

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests import fixtures
 from tests.checks.table_ch01 import EXPECTED
 from tests.conftest import ROOT, expected_sandbox
 
-from .helpers import (CH01, SUBMISSIONS, fixture_path, grade, lms_name, results, solution_source, without_timing,
+from .helpers import (SUBMISSIONS, fixture_path, grade, lms_name, results, solution_source, without_timing,
                       write_notebook, write_zip)
 
 distributed = pytest.importorskip("distributed")
@@ -35,7 +36,7 @@ def mixed_class(tmp_path_factory):
     """[a folder, an LMS zip]: every chapter-01 fixture, the solution, a notebook, an LMS zip with a bad entry, and unreadable files."""
     folder = tmp_path_factory.mktemp("class")
     (folder / "solution.py").write_text(solution_source(), encoding="utf-8")
-    for path in sorted(CH01.glob("*.py")):
+    for path in fixtures.all_files("ch01"):
         (folder / path.name).write_bytes(path.read_bytes())
     for name in ("warns_correct", "exits_at_import"):
         (folder / f"{name}.py").write_bytes(fixture_path(name).read_bytes())

@@ -8,6 +8,7 @@ import pytest
 from grader.checks import ch09_probe
 from grader.checks.execute import execute
 
+from tests import fixtures
 from tests.conftest import ROOT
 
 from .helpers import grade, results
@@ -15,7 +16,6 @@ from .helpers import grade, results
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
 
 CHAPTERS = {"09": "09_model", "13": "13_decoding", "14": "14_attention_maps"}
-FIXTURES = ROOT / "tests" / "fixtures"
 
 # Xavier statistics computed from the shapes: what a no-Xavier model would need `spread` to say.
 FAKE_SPREAD = '''
@@ -98,7 +98,7 @@ def solution(chapter):
 
 
 def answer(chapter, fixture):
-    return solution(chapter) if fixture is None else (FIXTURES / f"ch{chapter}" / f"{fixture}.py").read_text("utf-8")
+    return solution(chapter) if fixture is None else fixtures.path(f"ch{chapter}", fixture).read_text("utf-8")
 
 
 def notebook(chapter, source, before):
@@ -166,7 +166,7 @@ def test_a_duck_typed_figure_is_no_figure(graded):
 def test_patched_helpers_are_never_called():
     """With the probe bound before the student's code, a patched `spread` changes nothing in the trace (in-process)."""
     names = [name for name, case in ch09_probe.CASES.items() if case.kind == "model"][:1]
-    wrong = (FIXTURES / "ch09" / "no_xavier.py").read_text(encoding="utf-8")
+    wrong = fixtures.path("ch09", "no_xavier").read_text(encoding="utf-8")
     honest = execute(wrong, ch09_probe, names)
     original = ch09_probe.spread
     try:

@@ -8,27 +8,27 @@ from grader.checks import judge_module, references
 from grader.checks.framework import judge
 from grader.checks.results import gradescope
 from grader.report import preview, write_all
+from tests import fixtures
 
 CHAPTER = "01_attention"
 CHAPTER_02 = "02_masking"
 GRADED_02 = {
     "solution": paths.SOLUTIONS / CHAPTER_02 / "transformer.py",
-    "fill_zero": paths.ROOT / "tests" / "fixtures" / "ch02" / "fill_zero.py",
+    "fill_zero": fixtures.path("ch02", "fill_zero"),
 }
 # A student id and a check message carrying markup: every page must show them as text.
 MARKUP = '<script>alert("x")</script> & "quoted" <b>'
 
-FIXTURES = paths.ROOT / "tests" / "fixtures" / "ch01"
 GRADED = {
     "solution": paths.SOLUTIONS / CHAPTER / "transformer.py",
-    "einsum": FIXTURES / "ok_einsum.py",
-    "no_scale": FIXTURES / "no_scale.py",
-    "half_dk": FIXTURES / "half_dk.py",
-    "softmax_dim": FIXTURES / "softmax_dim.py",
-    "scores": FIXTURES / "scores.py",
-    "only_output": FIXTURES / "only_output.py",
-    "unstable": FIXTURES / "unstable_softmax.py",
-    "stub": FIXTURES / "unimplemented.py",
+    "einsum": fixtures.path("ch01", "ok_einsum"),
+    "no_scale": fixtures.path("ch01", "no_scale"),
+    "half_dk": fixtures.path("ch01", "half_dk"),
+    "softmax_dim": fixtures.path("ch01", "softmax_dim"),
+    "scores": fixtures.path("ch01", "scores"),
+    "only_output": fixtures.path("ch01", "only_output"),
+    "unstable": fixtures.path("ch01", "unstable_softmax"),
+    "stub": fixtures.path("ch01", "unimplemented"),
 }
 INJECTION = "<script>alert('x')</script> | ** `"
 BROKEN = {
@@ -103,11 +103,10 @@ def graded_markup(tmp_path_factory, documents):
 
 
 CHAPTER_03 = "03_multihead"
-FIXTURES_03 = paths.ROOT / "tests" / "fixtures" / "ch03"
 GRADED_03 = {
     "solution": paths.SOLUTIONS / CHAPTER_03 / "transformer.py",
-    "shared_clones": FIXTURES_03 / "shared_clones.py",
-    "attn_not_stored": FIXTURES_03 / "attn_not_stored.py",
+    "shared_clones": fixtures.path("ch03", "shared_clones"),
+    "attn_not_stored": fixtures.path("ch03", "attn_not_stored"),
 }
 CHAPTER_04 = "04_feedforward"  # declares picture=None
 

@@ -6,6 +6,7 @@ import pytest
 
 from grader import paths
 from grader.report import heatmap, texts
+from tests import fixtures
 
 from .conftest import graded_chapter
 from .test_feedback import _heatmaps
@@ -13,11 +14,10 @@ from .test_feedback import _heatmaps
 pytestmark = pytest.mark.report
 
 CHAPTER = "10_batching"
-FIXTURES = paths.ROOT / "tests" / "fixtures" / "ch10"
 STUDENTS = {
     "solution": paths.SOLUTIONS / CHAPTER / "transformer.py",
-    "no_padding": FIXTURES / "tgt_mask_no_padding.py",
-    "no_staticmethod": FIXTURES / "no_staticmethod.py",
+    "no_padding": fixtures.path("ch10", "tgt_mask_no_padding"),
+    "no_staticmethod": fixtures.path("ch10", "no_staticmethod"),
 }
 
 
