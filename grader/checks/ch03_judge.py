@@ -58,6 +58,15 @@ BUGS = {
     "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
     "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
+    "query_as_key": "key 자리에 query를 투영해 썼습니다(query ≠ key인 cross-attention에서만 드러납니다). "
+    "linears[0], [1], [2]를 각각 query, key, value에 적용하세요: zip(self.linears, (query, key, value)).",
+    "mask_not_passed": "mask를 attention에 넘기지 않았습니다. 그러면 padding이나 미래 위치도 가중치를 받습니다. "
+    "attention(query, key, value, mask=mask, dropout=self.dropout)처럼 mask를 넘기세요.",
+    "output_first_linear": "마지막 출력 투영에 self.linears[0](query용 층)을 다시 썼습니다. 출력 투영은 네 번째 층 "
+    "self.linears[-1]입니다.",
+    "view_heads_first": "head를 나눌 때 view(batch, h, -1, d_k)로 바로 head 축을 앞에 두었습니다. 그러면 한 토큰의 "
+    "d_model 값이 여러 토큰에 흩어집니다. view(batch, -1, h, d_k)로 토큰마다 나눈 뒤 transpose(1, 2)를 하세요.",
+    "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -70,7 +79,8 @@ LIST_HINT = BUGS["clones_list"]
 
 MODELS_LIST = ("correct", "no_split_transpose", "split_axes_13", "split_axes_23", "no_merge_transpose", "no_contiguous",
                "no_unsqueeze", "no_output_projection", "dk_is_d_model", "dropout_not_passed", "dropout_on_output",
-               "key_as_value")
+               "key_as_value", "query_as_key", "mask_not_passed", "output_first_linear", "view_heads_first",
+               "dk_float")
 LABELS = {"split_axes_13": "split_transpose_axes", "split_axes_23": "split_transpose_axes"}  # model → bug key
 SPLIT_AXES = {"split_axes_13": (1, 3), "split_axes_23": (2, 3)}
 
@@ -89,14 +99,22 @@ def multi_head(case, inputs, weights, bug="correct"):
     """Multi-head attention as the solution computes it, or with one known mistake: (output, p_attn)."""
     query, key, value, mask = inputs
     h = case.h
-    d_k = case.d_model if bug == "dk_is_d_model" else case.d_model // h
+    d_k = {"dk_is_d_model": case.d_model, "dk_float": case.d_model / h}.get(bug, case.d_model // h)
     n = query.size(0)
     if mask is not None and bug != "no_unsqueeze":
         mask = mask[:, None]
+    if bug == "mask_not_passed":
+        mask = None
     sources = (query, key, key if bug == "key_as_value" else value)
+    if bug == "query_as_key":
+        sources = (query, query, value)
     heads = []
     for index, x in enumerate(sources):
-        y = F.linear(x, weights[f"linears.{index}.weight"], weights[f"linears.{index}.bias"]).view(n, -1, h, d_k)
+        projected = F.linear(x, weights[f"linears.{index}.weight"], weights[f"linears.{index}.bias"])
+        if bug == "view_heads_first":
+            heads.append(projected.view(n, h, -1, d_k))
+            continue
+        y = projected.view(n, -1, h, d_k)
         heads.append(y if bug == "no_split_transpose" else y.transpose(*SPLIT_AXES.get(bug, (1, 2))))
     rate = 0.1 if case.dropout is None else case.dropout
     dropout = None if bug in ("dropout_not_passed", "dropout_on_output") else torch.nn.Dropout(rate).train(case.train)
@@ -108,7 +126,8 @@ def multi_head(case, inputs, weights, bug="correct"):
     else:
         x = x.transpose(1, 2).contiguous().view(n, -1, h * d_k)
     if bug != "no_output_projection":
-        x = F.linear(x, weights["linears.3.weight"], weights["linears.3.bias"])
+        last = 0 if bug == "output_first_linear" else 3
+        x = F.linear(x, weights[f"linears.{last}.weight"], weights[f"linears.{last}.bias"])
     if bug == "dropout_on_output":
         x = torch.nn.Dropout(rate).train(case.train)(x)
     return x, p_attn

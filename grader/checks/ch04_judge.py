@@ -36,6 +36,14 @@ BUGS = {
     "dropout_before_w1": "dropout을 w_1 앞(입력)에 적용했습니다. dropout은 ReLU 뒤, w_2 앞의 넓힌 값에 적용합니다: "
     "w_2(dropout(relu(w_1(x)))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. self.dropout을 ReLU 뒤, w_2 앞에 적용하세요.",
+    "relu_twice": "ReLU를 w_2 뒤에도 한 번 더 적용했습니다. 출력이 음수가 될 수 없게 됩니다. ReLU는 w_1의 출력에만 "
+    "적용합니다: w_2(dropout(relu(w_1(x)))).",
+    "dropout_twice": "dropout을 두 번(넓힌 값과 출력에) 적용했습니다. dropout은 ReLU 뒤, w_2 앞에 한 번만 적용합니다: "
+    "w_2(dropout(relu(w_1(x)))).",
+    "dropout_in_eval": "eval 모드인데 dropout이 값을 지웠습니다. F.dropout(x, p)는 training 인자를 주지 않으면 늘 "
+    "dropout합니다. 생성자에서 만든 self.dropout(nn.Dropout)을 쓰면 model.eval()에서 꺼집니다.",
+    "residual_inside": "feed-forward 안에서 입력 x를 출력에 더했습니다(잔차 연결). 잔차 연결은 6장의 SublayerConnection이 "
+    "더합니다. PositionwiseFeedForward는 w_2(dropout(relu(w_1(x))))만 돌려줍니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -47,29 +55,39 @@ ACTIVATIONS = {
     "relu": (None, F.relu),
     "none": ("relu_missing", lambda t: t),
     "after_w2": ("relu_after_w2", lambda t: t),
+    "twice": ("relu_twice", F.relu),
     "gelu": ("other_activation", F.gelu),
     "sigmoid": ("other_activation", torch.sigmoid),
     "tanh": ("other_activation", torch.tanh),
     "silu": ("other_activation", F.silu),
     "leaky_relu": ("other_activation", F.leaky_relu),
+    "softmax": ("other_activation", lambda t: F.softmax(t, dim=-1)),
 }
-DROPOUTS = {"hidden": None, "after_w2": "dropout_after_w2", "before_w1": "dropout_before_w1", "none": "dropout_missing"}
-MODEL_LIST = tuple(itertools.product(ACTIVATIONS, DROPOUTS))
+# "in_eval": F.dropout(x, p) without training=, which drops in eval mode too (a model of eval cases only: in train mode
+# it is the solution's own dropout).
+DROPOUTS = {"hidden": None, "after_w2": "dropout_after_w2", "before_w1": "dropout_before_w1", "none": "dropout_missing",
+            "twice": "dropout_twice", "in_eval": "dropout_in_eval"}
+# One mistake at a time for the residual: x + FFN(x) with the solution's activation and dropout.
+MODEL_LIST = (*((activation, place, False) for activation, place in itertools.product(ACTIVATIONS, DROPOUTS)),
+              ("relu", "hidden", True))
 
 
-def feed_forward(case, x, weights, activation="relu", dropout_place="hidden"):
-    """The feed-forward network with one activation and one place for dropout."""
+def feed_forward(case, x, weights, activation="relu", dropout_place="hidden", residual=False):
+    """The feed-forward network with one activation, one place for dropout, with or without a residual inside."""
     rate = 0.1 if case.dropout is None else case.dropout
-    dropout = torch.nn.Dropout(rate).train(case.train)
+    dropout = torch.nn.Dropout(rate).train(case.train or dropout_place == "in_eval")
+    inputs = x
     if dropout_place == "before_w1":
         x = dropout(x)
     wide = ACTIVATIONS[activation][1](F.linear(x, weights["w_1.weight"], weights["w_1.bias"]))
-    if dropout_place == "hidden":
+    if dropout_place in ("hidden", "twice", "in_eval"):
         wide = dropout(wide)
     out = F.linear(wide, weights["w_2.weight"], weights["w_2.bias"])
-    if activation == "after_w2":
+    if activation in ("after_w2", "twice"):
         out = F.relu(out)
-    return dropout(out) if dropout_place == "after_w2" else out
+    if dropout_place in ("after_w2", "twice"):
+        out = dropout(out)
+    return inputs + out if residual else out
 
 
 @functools.lru_cache(maxsize=64)
@@ -80,9 +98,10 @@ def model_weights(spec):
     return modules.seeded_weights(names, spec.seed)
 
 
-def _label(activation, place):
+def _label(activation, place, residual):
     """The bug keys a model stands for (None: the solution)."""
-    return tuple(bug for bug in (ACTIVATIONS[activation][0], DROPOUTS[place]) if bug) or None
+    keys = (ACTIVATIONS[activation][0], DROPOUTS[place], "residual_inside" if residual else None)
+    return tuple(bug for bug in keys if bug) or None
 
 
 def _call(model, case, inputs):
@@ -92,8 +111,12 @@ def _call(model, case, inputs):
 
 
 def _models(case):
-    """(label, model) for each activation × place for dropout; not on the structure case (it compares no output)."""
-    return [] if probe.CASES[case].kind == "module" else [(_label(*model), model) for model in MODEL_LIST]
+    """(label, model) for each activation × place for dropout (dropping in eval: eval cases only), and the residual;
+    not on the structure case (it compares no output)."""
+    spec = probe.CASES[case]
+    if spec.kind == "module":
+        return []
+    return [(_label(*model), model) for model in MODEL_LIST if not (model[1] == "in_eval" and spec.train)]
 
 
 MODEL_CODE = ModelCode(models=_models, call=_call)

@@ -50,10 +50,23 @@ BUGS = {
     "Decoder에 N을 넘기세요.",
     "dropout_ignored": "make_model이 인자 dropout을 쓰지 않습니다: dropout 비율이 기준과 다릅니다. "
     "PositionwiseFeedForward, PositionalEncoding, EncoderLayer, DecoderLayer에 dropout을 넘기세요.",
+    "decode_no_tgt_mask": "decode가 tgt_mask를 decoder에 넘기지 않습니다. 그러면 decoder의 self-attention이 뒤의(미래) "
+    "토큰을 미리 봅니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "decode_no_src_mask": "decode가 src_mask를 decoder에 넘기지 않습니다. 그러면 source-attention이 src의 padding 토큰에도 "
+    "어텐션합니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "generator_no_proj": "Generator가 proj(d_model → 어휘 크기)를 거치지 않고 log_softmax를 적용합니다. 그러면 출력의 마지막 축이 "
+    "어휘 크기가 아니라 d_model입니다: log_softmax(self.proj(x), dim=-1).",
+    "ff_no_dropout": "PositionwiseFeedForward에 dropout을 넘기지 않아 feed-forward의 dropout만 기본값 0.1입니다. "
+    "PositionwiseFeedForward(d_model, d_ff, dropout)로 만드세요.",
+    "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
+    "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
     "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
 }
 SPREAD_TOLERANCE = 0.2  # a fresh matrix's std may differ from the reference's by 20% (sampling noise is a few %)
+
+# nn.init.xavier_uniform_ on a 1-D parameter: torch's own words for it
+XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
 
 ACCEPTED = "attention_dropout"  # MultiHeadedAttention(h, d_model, dropout): not the original, but not wrong
 
@@ -75,6 +88,9 @@ class Way:
     generator_in_forward: bool = False
     shared_attention: bool = False  # self_attn of each decoder layer computed with src_attn's weights
     dropout_ignored: bool = False  # every dropout at the default 0.1
+    ff_dropout_default: bool = False  # only the feed-forward's dropout at the default 0.1
+    decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt"
+    generator_proj: bool = True  # Generator: log_softmax over proj(x), or over x itself
     attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
 
 
@@ -104,6 +120,7 @@ class Net:
         rate = 0.1 if spec.dropout is None or way.dropout_ignored else spec.dropout
         train = spec.kind == "train"
         self.drop = torch.nn.Dropout(rate).train(train)
+        self.ff_drop = torch.nn.Dropout(0.1).train(train) if way.ff_dropout_default else self.drop
         self.attn_drop = torch.nn.Dropout(rate if way.attention_dropout else 0.1).train(train)
 
     def w(self, name, *shape):
@@ -131,7 +148,7 @@ class Net:
 
     def feed_forward(self, name, x):
         hidden = self.linear(f"{name}.w_1", x, self.spec.d_ff, self.d).relu()
-        return self.linear(f"{name}.w_2", self.drop(hidden), self.d, self.spec.d_ff)
+        return self.linear(f"{name}.w_2", self.ff_drop(hidden), self.d, self.spec.d_ff)
 
     def sublayer(self, name, x, function):
         return x + self.drop(function(self.norm(f"{name}.norm", x)))
@@ -153,6 +170,8 @@ class Net:
     def decode(self, memory, src_mask, tgt, tgt_mask):
         if self.way.swap_decoder_masks:
             src_mask, tgt_mask = tgt_mask, src_mask
+        src_mask = None if self.way.decode_masks == "no_src" else src_mask
+        tgt_mask = None if self.way.decode_masks == "no_tgt" else tgt_mask
         x = self.embed(self.way.decode_embed, tgt)
         for i in range(self.spec.N):
             name = f"decoder.layers.{i}"
@@ -169,20 +188,22 @@ class Net:
         return self.generate("generator.proj", out) if self.way.generator_in_forward else out
 
     def generate(self, name, x):
-        scores = self.linear(name, x, self.spec.tgt_vocab, self.d)
+        scores = self.linear(name, x, self.spec.tgt_vocab, self.d) if self.way.generator_proj else x
         if self.way.normalise == "none":
             return scores
         return getattr(scores, self.way.normalise)(dim=self.way.axis)
 
 
 GENERATOR_WAYS = [("softmax_not_log", Way(normalise="softmax")), ("no_log_softmax", Way(normalise="none")),
-                  *[("softmax_dim", Way(axis=axis)) for axis in (0, 1, 2)]]
+                  *[("softmax_dim", Way(axis=axis)) for axis in (0, 1, 2)], ("generator_no_proj", Way(generator_proj=False))]
 ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed", Way(encode_embed="tgt_embed"))]
 DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swapped", Way(swap_decoder_masks=True)),
-               ("shared_attention", Way(shared_attention=True))]
+               ("shared_attention", Way(shared_attention=True)), ("decode_no_tgt_mask", Way(decode_masks="no_tgt")),
+               ("decode_no_src_mask", Way(decode_masks="no_src"))]
 FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
                 *ENCODE_WAYS, *DECODE_WAYS]
-TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), *FORWARD_WAYS]
+TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), ("ff_no_dropout", Way(ff_dropout_default=True)),
+              *FORWARD_WAYS]
 WAYS = {"generator": GENERATOR_WAYS, "encode": ENCODE_WAYS, "decode": DECODE_WAYS, "forward": FORWARD_WAYS,
         "train": [(ACCEPTED, Way(attention_dropout=True)), *TRAIN_WAYS], "model": []}
 
@@ -214,7 +235,7 @@ def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return explain_error(evidence, case, error, BUGS, models=MODELS)
+    return explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
 
 
 def layer_counts(found):
@@ -292,11 +313,12 @@ def dropout_problem(evidence, case, found):
     have = dict(found["dropout"])
     if not have or not set(have) <= set(expected):  # fewer names: a parameter-free module used twice, listed once
         return BUGS["dropout_ignored"]
-    for name, p in have.items():
-        allowed = [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else [])
-        if not any(math.isclose(p, q, rel_tol=1e-6) for q in allowed):
-            return BUGS["dropout_ignored"]
-    return None
+    wrong = [name for name, p in have.items()
+             if not any(math.isclose(p, q, rel_tol=1e-6)
+                        for q in [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else []))]
+    if wrong and all(".feed_forward." in name for name in wrong):
+        return BUGS["ff_no_dropout"]
+    return BUGS["dropout_ignored"] if wrong else None
 
 
 def structure_problem(evidence, case):

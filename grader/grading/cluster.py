@@ -38,11 +38,12 @@ class ClusterError(RuntimeError):
 class Cluster:
     """A connection to a Dask scheduler that grades one chapter's submissions; use as a context manager."""
 
-    def __init__(self, address, number, timeout=None, limits=None):
-        """Connect (raise ClusterError when the scheduler cannot be reached or has no worker)."""
+    def __init__(self, address, number, timeout=None, limits=None, trusted=False):
+        """Connect (raise ClusterError when the scheduler cannot be reached or has no worker). `trusted` reaches every
+        worker's sandbox pool, as `grade --trusted` does on one machine."""
         from distributed import Client
 
-        self.address, self.number, self.timeout = address, number, timeout
+        self.address, self.number, self.timeout, self.trusted = address, number, timeout, trusted
         self.wall_seconds = limits.wall_seconds if limits is not None else 60.0
         try:
             self.client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
@@ -120,7 +121,8 @@ class Cluster:
         """Send one task: the chunk's submissions as bytes, read now (just in time, as a local run reads them)."""
         items = [(submission.submission_id, payload(submission)) for submission in chunk]
         key = f"grade-{self.number}-{batch}-{chunk[0].submission_id}"
-        future = self.client.submit(grade_chunk, self.number, self.timeout, items, key=key, pure=False)
+        future = self.client.submit(grade_chunk, self.number, self.timeout, items, self.trusted, key=key,
+                                    pure=False)
         future.add_done_callback(finished.put)
 
 
@@ -200,7 +202,7 @@ class _Received:
 class _Grader:
     """One warm single-slot sandbox pool and the chapter's judge, on a Dask worker."""
 
-    def __init__(self, number, timeout):
+    def __init__(self, number, timeout, trusted=False):
         from grader.checks import chapter, probe_module_name
         from grader.sandbox import SandboxPool
         from grader.sandbox.limits import for_budget
@@ -210,7 +212,7 @@ class _Grader:
         module = chapter(number)
         limits = for_budget(module.budget, timeout)
         self.judge = Judge(module, limits)
-        self.pool = SandboxPool(probe_module=probe_module_name(number), jobs=1, limits=limits)
+        self.pool = SandboxPool(probe_module=probe_module_name(number), jobs=1, limits=limits, trusted=trusted)
         self.pool.start()
 
     def grade(self, items):
@@ -234,7 +236,7 @@ class SandboxPools(WorkerPlugin):
 
     def setup(self, worker=None):
         self._lock = threading.Lock()
-        self._graders = {}  # thread id -> ((chapter, timeout), _Grader)
+        self._graders = {}  # thread id -> ((chapter, timeout, trusted), _Grader)
 
     def teardown(self, worker=None):
         with self._lock:
@@ -243,15 +245,15 @@ class SandboxPools(WorkerPlugin):
             grader.close()
 
     @contextmanager
-    def grader(self, number, timeout):
-        """This thread's grader for the chapter; one for another chapter (or timeout) is replaced."""
-        key, thread = (number, timeout), threading.get_ident()
+    def grader(self, number, timeout, trusted=False):
+        """This thread's grader for the chapter; one for another chapter (or timeout, or trust) is replaced."""
+        key, thread = (number, timeout, trusted), threading.get_ident()
         with self._lock:
             held = self._graders.pop(thread, None)
         if held is not None and held[0] != key:
             held[1].close()
             held = None
-        grader = held[1] if held is not None else _Grader(number, timeout)
+        grader = held[1] if held is not None else _Grader(number, timeout, trusted)
         try:
             yield grader
         except BaseException:
@@ -261,10 +263,10 @@ class SandboxPools(WorkerPlugin):
             self._graders[thread] = (key, grader)
 
 
-def grade_chunk(number, timeout, items):
+def grade_chunk(number, timeout, items, trusted=False):
     """Dask task: grade [(submission id, payload)] on this worker; [(submission id, verdicts, run or None)]."""
     from distributed import get_worker
 
     plugin = get_worker().plugins[PLUGIN]  # registered by Cluster before any task (Dask sets it up on new workers)
-    with plugin.grader(number, timeout) as grader:
+    with plugin.grader(number, timeout, trusted) as grader:
         return grader.grade(items)

@@ -41,7 +41,7 @@ def run(args):
 
         cluster_errors = (ClusterError,)
         try:  # before anything is written: an unreachable scheduler leaves no partial output
-            pool = Cluster(args.cluster, number, args.timeout, limits)
+            pool = Cluster(args.cluster, number, args.timeout, limits, trusted=getattr(args, "trusted", False))
         except ClusterError as error:
             print(f"오류: {error}", file=sys.stderr)
             return EXIT_PROBLEMS

@@ -13,6 +13,7 @@ OUTPUTS = FORWARD - {"stores_attn"}  # the output is wrong, self.attn is right
 KEY_NOT_VALUE = frozenset({"cross_attention", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"})
 PER_EXAMPLE_PADDING = frozenset({"padding_mask", "hidden_cross_mask", "hidden_dropout"})
 TRAIN = frozenset({"dropout_train", "hidden_dropout"})
+MASKED = frozenset({"padding_mask", "hidden_causal", "hidden_cross_mask", "hidden_dropout"})
 
 EXPECTED = {
     "no_split_transpose": fails(20, FORWARD, "no_split_transpose"),  # view(…, h, d_k) without transpose(1, 2)
@@ -31,6 +32,11 @@ EXPECTED = {
     "dropout_not_passed": fails(83, TRAIN, "dropout_not_passed"),  # attention(…, mask=mask)
     "attn_not_stored": fails(95, {"stores_attn"}, "attn_not_stored"),  # x, attn = attention(…)
     "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
+    "query_as_key": fails(68, KEY_NOT_VALUE, "query_as_key"),  # zip(self.linears, (query, query, value))
+    "mask_not_passed": fails(67, MASKED, "mask_not_passed"),  # attention(query, key, value, dropout=…)
+    "output_first_linear": fails(25, OUTPUTS, "output_first_linear"),  # return self.linears[0](x)
+    "view_heads_first": fails(20, FORWARD, "view_heads_first"),  # lin(x).view(nbatches, self.h, -1, self.d_k)
+    "dk_float": fails(20, FORWARD, "dk_float"),  # self.d_k = d_model / h: a float in view()
     # self.layers instead of self.linears: the names differ (clones itself is right)
     "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
     # near misses (issue 27): almost right, and each must still fail

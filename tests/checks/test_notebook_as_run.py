@@ -233,7 +233,7 @@ def test_selfcheck_asks_by_name_when_it_cannot_tell(tmp_path, monkeypatch, capsy
     assert stopped.value.code == 2
     said = capsys.readouterr().err
     assert '"03_multihead (1).ipynb"' in said and '"03_multihead-Copy1.ipynb"' in said
-    assert "03_multihead.ipynb이 없고" in said and "python -m selfcheck" in said
+    assert "03_multihead.ipynb가 없고" in said and "python -m selfcheck" in said
 
 
 def test_selfcheck_in_a_notebook_folder_and_its_time_limit(tmp_path):

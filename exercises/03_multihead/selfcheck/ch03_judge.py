@@ -59,6 +59,15 @@ BUGS = {
     "마지막 장에서 이 값으로 어텐션 그림을 그립니다.",
     "key_as_value": "value 자리에 key를 투영해 썼습니다(key ≠ value인 cross-attention에서만 드러납니다). "
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
+    "query_as_key": "key 자리에 query를 투영해 썼습니다(query ≠ key인 cross-attention에서만 드러납니다). "
+    "linears[0], [1], [2]를 각각 query, key, value에 적용하세요: zip(self.linears, (query, key, value)).",
+    "mask_not_passed": "mask를 attention에 넘기지 않았습니다. 그러면 padding이나 미래 위치도 가중치를 받습니다. "
+    "attention(query, key, value, mask=mask, dropout=self.dropout)처럼 mask를 넘기세요.",
+    "output_first_linear": "마지막 출력 투영에 self.linears[0](query용 층)을 다시 썼습니다. 출력 투영은 네 번째 층 "
+    "self.linears[-1]입니다.",
+    "view_heads_first": "head를 나눌 때 view(batch, h, -1, d_k)로 바로 head 축을 앞에 두었습니다. 그러면 한 토큰의 "
+    "d_model 값이 여러 토큰에 흩어집니다. view(batch, -1, h, d_k)로 토큰마다 나눈 뒤 transpose(1, 2)를 하세요.",
+    "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }

@@ -37,6 +37,14 @@ BUGS = {
     "dropout_before_w1": "dropout을 w_1 앞(입력)에 적용했습니다. dropout은 ReLU 뒤, w_2 앞의 넓힌 값에 적용합니다: "
     "w_2(dropout(relu(w_1(x)))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. self.dropout을 ReLU 뒤, w_2 앞에 적용하세요.",
+    "relu_twice": "ReLU를 w_2 뒤에도 한 번 더 적용했습니다. 출력이 음수가 될 수 없게 됩니다. ReLU는 w_1의 출력에만 "
+    "적용합니다: w_2(dropout(relu(w_1(x)))).",
+    "dropout_twice": "dropout을 두 번(넓힌 값과 출력에) 적용했습니다. dropout은 ReLU 뒤, w_2 앞에 한 번만 적용합니다: "
+    "w_2(dropout(relu(w_1(x)))).",
+    "dropout_in_eval": "eval 모드인데 dropout이 값을 지웠습니다. F.dropout(x, p)는 training 인자를 주지 않으면 늘 "
+    "dropout합니다. 생성자에서 만든 self.dropout(nn.Dropout)을 쓰면 model.eval()에서 꺼집니다.",
+    "residual_inside": "feed-forward 안에서 입력 x를 출력에 더했습니다(잔차 연결). 잔차 연결은 6장의 SublayerConnection이 "
+    "더합니다. PositionwiseFeedForward는 w_2(dropout(relu(w_1(x))))만 돌려줍니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }

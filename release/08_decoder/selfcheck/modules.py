@@ -97,11 +97,12 @@ def load_seeded(module, seed):
 
 
 def forward(module, inputs, train=False, seed=0, kwargs=None):
-    """Call `module(*inputs)` in eval (or seeded train) mode; the result as plain data, or an error."""
+    """Call `module(*inputs)` in eval or train mode, seeded; the result as plain data, or an error."""
     module.train(train)
     try:
-        if train:
-            torch.manual_seed(seed)  # right before the call: the student's dropout draws from here
+        # Right before the call: the student's dropout draws from here; in eval mode too, so a dropout that ignores
+        # eval (F.dropout without training=) draws what its bug model draws.
+        torch.manual_seed(seed)
         return module(*inputs, **(kwargs or {})), None
     except BaseException as error:
         return None, {"error": describe_exception(error)}

@@ -51,10 +51,23 @@ BUGS = {
     "Decoder에 N을 넘기세요.",
     "dropout_ignored": "make_model이 인자 dropout을 쓰지 않습니다: dropout 비율이 기준과 다릅니다. "
     "PositionwiseFeedForward, PositionalEncoding, EncoderLayer, DecoderLayer에 dropout을 넘기세요.",
+    "decode_no_tgt_mask": "decode가 tgt_mask를 decoder에 넘기지 않습니다. 그러면 decoder의 self-attention이 뒤의(미래) "
+    "토큰을 미리 봅니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "decode_no_src_mask": "decode가 src_mask를 decoder에 넘기지 않습니다. 그러면 source-attention이 src의 padding 토큰에도 "
+    "어텐션합니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "generator_no_proj": "Generator가 proj(d_model → 어휘 크기)를 거치지 않고 log_softmax를 적용합니다. 그러면 출력의 마지막 축이 "
+    "어휘 크기가 아니라 d_model입니다: log_softmax(self.proj(x), dim=-1).",
+    "ff_no_dropout": "PositionwiseFeedForward에 dropout을 넘기지 않아 feed-forward의 dropout만 기본값 0.1입니다. "
+    "PositionwiseFeedForward(d_model, d_ff, dropout)로 만드세요.",
+    "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
+    "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
     "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
 }
 SPREAD_TOLERANCE = 0.2  # a fresh matrix's std may differ from the reference's by 20% (sampling noise is a few %)
+
+# nn.init.xavier_uniform_ on a 1-D parameter: torch's own words for it
+XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
 
 ACCEPTED = "attention_dropout"  # MultiHeadedAttention(h, d_model, dropout): not the original, but not wrong
 
@@ -70,7 +83,7 @@ def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return explain_error(evidence, case, error, BUGS, models=MODELS)
+    return explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
 
 
 def layer_counts(found):
@@ -148,11 +161,12 @@ def dropout_problem(evidence, case, found):
     have = dict(found["dropout"])
     if not have or not set(have) <= set(expected):  # fewer names: a parameter-free module used twice, listed once
         return BUGS["dropout_ignored"]
-    for name, p in have.items():
-        allowed = [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else [])
-        if not any(math.isclose(p, q, rel_tol=1e-6) for q in allowed):
-            return BUGS["dropout_ignored"]
-    return None
+    wrong = [name for name, p in have.items()
+             if not any(math.isclose(p, q, rel_tol=1e-6)
+                        for q in [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else []))]
+    if wrong and all(".feed_forward." in name for name in wrong):
+        return BUGS["ff_no_dropout"]
+    return BUGS["dropout_ignored"] if wrong else None
 
 
 def structure_problem(evidence, case):

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from . import chapter as load_chapter
-from . import chapter_ids, results, runner
+from . import chapter_ids, korean, results, runner
 
 PY_FILE = "transformer.py"
 DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
@@ -80,7 +80,7 @@ def default_file(chapter, folder="."):
     if len(candidates) == 1:
         return candidates[0]
     listed = "\n".join(f"  python -m selfcheck \"{name}\"" for name in candidates)
-    raise FileChoiceError(f"이 폴더에 {exact}이 없고, 점검할 수 있는 파일이 {len(candidates)}개 있어 어느 것인지 "
+    raise FileChoiceError(f"이 폴더에 {korean.attach(exact, '이')} 없고, 점검할 수 있는 파일이 {len(candidates)}개 있어 어느 것인지 "
                           f"알 수 없습니다. 점검할 파일의 이름을 붙여 다시 실행하세요:\n{listed}")
 
 
