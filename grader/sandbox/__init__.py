@@ -26,6 +26,8 @@ the workers switch to and an empty network namespace where `unshare --net` works
 from . import status
 from .bwrap import bubblewrap_available
 from .limits import Limits
-from .pool import RunResult, SandboxError, SandboxPool
+from .launch import SandboxError
+from .pool import SandboxPool
+from .status import RunResult
 
 __all__ = ["Limits", "RunResult", "SandboxError", "SandboxPool", "bubblewrap_available", "status"]
