@@ -1,4 +1,4 @@
-"""The common face of the ways a worker is started (`launch_*.py`): start a slot's worker, name the mode, close.
+"""The common face of the ways a worker is started (`launch_*.py`): the mode's name, start a slot's worker, close.
 
 A launcher owns what its mode needs besides the workers (the zygote's sandbox, the per-worker uids); the scheduler
 (`pool.py`) only ever sees `Worker` handles. Which launcher runs is decided in one place, `modes.choose`.
@@ -39,10 +39,6 @@ class Launcher:
         self.workdir = workdir
         self.code = code
         self.run_as = run_as
-
-    def describe(self):
-        """The name of this way of running, as results report it."""
-        return self.sandbox
 
     def start(self, slot):
         """Launch the worker of `slot`; return its Worker handle (it warms up in the background)."""
