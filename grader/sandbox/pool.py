@@ -1,8 +1,9 @@
 """The scheduler: keep `jobs` warm workers busy with submissions and stream each one's result as it ends.
 
-It owns no way of confining code: the launcher `modes.choose` picks starts the workers (`launch_*.py`); this
-module only sends jobs, reads answers, enforces deadlines, replaces dead workers and accounts each job's control
-group. A worker's answer is untrusted: a malformed line, a wrong sequence number or an oversized result retires it.
+It owns no way of confining code: the launcher that `modes.choose` picks (`launch_*.py`) starts the workers; this
+module only sends jobs, reads answers, enforces deadlines, replaces dead workers and has each job's control group
+accounted (`accounting.py`). A worker's answer is untrusted: a malformed line, a wrong sequence number or an
+oversized result retires it.
 """
 import os
 import select
