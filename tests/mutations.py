@@ -127,8 +127,8 @@ MUTATIONS = [
     Mutation(
         "fallback_unconfined",
         "without bubblewrap, untrusted code runs as plain subprocesses instead of being contained or refused",
-        (("grader/sandbox/modes.py", "        if confine.available():\n            return Contained\n"
-          "        raise SandboxError(REFUSAL)\n", ""),),
+        (("grader/sandbox/modes.py", "    if run_as is None and not trusted:\n        if confine.available():\n"
+          "            return Contained\n        raise SandboxError(REFUSAL)\n", ""),),
         ("tests/grading/test_contained.py::test_contained_grades_honest_code",
          "tests/grading/test_contained.py::test_refuses_where_nothing_contains"),
     ),
