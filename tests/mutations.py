@@ -60,7 +60,7 @@ MUTATIONS = [
           '"expected": expected}).encode()\n'),
          ("grader/sandbox/protocol.py", '    return header["id"], cases, source\n',
           '    return header["id"], cases, source, header["expected"]\n'),
-         ("grader/sandbox/runner.py", "    submission_id, cases, source = job\n",
+         ("grader/sandbox/job_runner.py", "    submission_id, cases, source = job\n",
           "    submission_id, cases, source, expected = job\n    probe.EXPECTED = expected\n")),
         ("tests/sandbox/test_leaks.py::test_no_hidden_value_is_within_reach",),
     ),
@@ -112,23 +112,23 @@ MUTATIONS = [
     Mutation(
         "silent_fallback",
         "the pool runs plain subprocesses although bubblewrap works, without a warning",
-        (("grader/sandbox/pool.py",
-          "        if bwrap.bubblewrap_available():\n            return BUBBLEWRAP\n",
-          "        if bwrap.bubblewrap_available():\n            return SUBPROCESS\n"),),
+        (("grader/sandbox/modes.py",
+          "    if bwrap.bubblewrap_available():\n        return _bubblewrap()\n",
+          "    if bwrap.bubblewrap_available():\n        return Plain\n"),),
         ("tests/grading/test_command.py::test_every_submission_that_ran_ran_in_bubblewrap",),
     ),
     Mutation(
         "fallback_without_warning",
         "the fall-back runs student code without isolation and says nothing",
-        (("grader/sandbox/pool.py", "    global _warned\n    if not _warned:\n", "    global _warned\n    if False:\n"),),
+        (("grader/sandbox/modes.py", "    global _warned\n    if not _warned:\n", "    global _warned\n    if False:\n"),),
         ("tests/grading/test_contained.py::test_trusted_runs_plain_subprocesses_and_says_so",
          "tests/sandbox/test_fallback.py::test_fallback_says_so"),
     ),
     Mutation(
         "fallback_unconfined",
         "without bubblewrap, untrusted code runs as plain subprocesses instead of being contained or refused",
-        (("grader/sandbox/pool.py", "            if confine.available():\n                return CONTAINED\n"
-          "            raise SandboxError(REFUSAL)\n", ""),),
+        (("grader/sandbox/modes.py", "    if run_as is None and not trusted:\n        if confine.available():\n"
+          "            return Contained\n        raise SandboxError(REFUSAL)\n", ""),),
         ("tests/grading/test_contained.py::test_contained_grades_honest_code",
          "tests/grading/test_contained.py::test_refuses_where_nothing_contains"),
     ),

@@ -2,7 +2,8 @@
 
 The grading is `python -m grader grade`'s pipeline for one submission: the sandbox pool runs the
 student's code (bubblewrap where it works; otherwise a plain subprocess as the unprivileged
-`grader-student` account without network where `unshare` may cut it), the judge runs here, as root,
+`grader-student` account without network where `unshare` may cut it; `grader/sandbox/modes.py` and
+`launch_plain.py`), the judge runs here, as root,
 reading references the student's account cannot open (/autograder/source is 0700 root).
 """
 import json

@@ -22,10 +22,16 @@ e.g. write any traces it likes, but it never sees reference outputs); the probe'
 definitions are readable; kernel attack surface (no seccomp filter). Without bubblewrap (fallback)
 only the limits and the process clean-up apply, plus, with `run_as` (as root), the unprivileged uid
 the workers switch to and an empty network namespace where `unshare --net` works (the Gradescope autograder).
+
+Where things are: `pool.py` schedules jobs over `handles.py`'s worker processes; `modes.py` chooses the launcher, one
+module per mode (`launch_shared.py`, `launch_userns.py`, `launch_contained.py`, `launch_plain.py`), each stating what
+the student's code can and cannot reach; inside, `worker.py` forks `job_runner.py` per job, which forks `child.py`.
 """
 from . import status
 from .bwrap import bubblewrap_available
 from .limits import Limits
-from .pool import RunResult, SandboxError, SandboxPool
+from .launch import SandboxError
+from .pool import SandboxPool
+from .status import RunResult
 
 __all__ = ["Limits", "RunResult", "SandboxError", "SandboxPool", "bubblewrap_available", "status"]

@@ -19,6 +19,17 @@ class ProtocolError(Exception):
     """Bytes that do not follow the framing above."""
 
 
+def checked_item(item):
+    """(submission id, source, case names) of one item given to the pool; TypeError if it is not that."""
+    submission_id, source, cases = item
+    if not isinstance(submission_id, str) or not isinstance(source, str):
+        raise TypeError("each item must be (submission id: str, source: str, case names: list[str])")
+    cases = list(cases)
+    if not all(isinstance(name, str) for name in cases):
+        raise TypeError("case names must be strings")
+    return submission_id, source, cases
+
+
 def encode_job(submission_id, source, cases):
     """The frame that asks a worker to run `source` on `cases`."""
     body = source.encode("utf-8", errors="surrogateescape")
@@ -69,3 +80,4 @@ def write_all(fd, data):
 def encode_line(message):
     """One JSON line (UTF-8) for the worker's stdout."""
     return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+

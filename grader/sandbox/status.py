@@ -1,6 +1,8 @@
-"""The statuses a sandboxed run can end with, how one is decided, and what each means for the student (in Korean)."""
+"""The statuses a sandboxed run can end with, how one is decided, what each means for the student (in Korean), and
+the record of one run (`RunResult`)."""
 import os
 import signal
+from dataclasses import dataclass
 
 OK = "ok"
 TIMEOUT = "timeout"
@@ -80,3 +82,17 @@ def classify(*, exit_status, timed_out, output_exceeded, cpu_seconds, limits, re
     if clean_exit and result is not None:
         return TAMPERED if result.get("tampered") else OK
     return NO_RESULT
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one submission's run ended; `result` is `execute`'s plain-data dict (or None)."""
+
+    submission_id: str
+    status: str
+    result: dict | None
+    stdout: str
+    stderr: str
+    seconds: float
+    sandbox: str
+    isolation: str = ""  # cgroups.CGROUP (memory and processes in a group per submission) or cgroups.CPU_TIME

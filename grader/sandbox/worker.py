@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-from . import confine, privileges, runner, status
+from . import confine, job_runner, privileges, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_parent_death_signal, set_subreaper)
@@ -44,7 +44,7 @@ def _arguments(argv):
                         help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
     parser.add_argument("--confine", help="JSON list of paths to keep: hide the rest of the host first (confine.py)")
     parser.add_argument("--cpu-clock", action="store_true",
-                        help="time out on the submission's own CPU time, the wall time only backing it up (see runner.py)")
+                        help="time out on the submission's own CPU time, the wall time only backing it up (see job_runner.py)")
     return parser.parse_args(argv)
 
 
@@ -129,7 +129,7 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
                 if uid is not None:
                     privileges.drop_to(uid, uid)
                     set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
-                code = runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock)
+                code = job_runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock)
             except BaseException:  # reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
@@ -142,14 +142,14 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
         else:
             clear_descendants()
         code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else None
-        if code == runner.EXIT_END_OF_INPUT:
+        if code == job_runner.EXIT_END_OF_INPUT:
             return 0
-        if code != runner.EXIT_REPORTED:
+        if code != job_runner.EXIT_REPORTED:
             write_all(1, encode_line({
                 "seq": seq, "id": None, "status": status.CRASHED, "result": None,
                 "stdout": "", "stderr": "", "seconds": round(time.monotonic() - forked, 4),
             }))
-        if code == runner.EXIT_PROTOCOL_ERROR:
+        if code == job_runner.EXIT_PROTOCOL_ERROR:
             return EXIT_BAD_SETUP
 
 
@@ -166,7 +166,7 @@ def _forked_worker(request, fds, probe, execute, limits, arguments, torch_versio
     if not isinstance(uid, int) or uid <= 0:
         return EXIT_BAD_SETUP
     kill_uid(uid)  # whatever a previous worker of this uid left behind
-    return _serve(probe, execute, limits, arguments.scratch, runner.SHARED, {
+    return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, {
         "ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
         "torch": torch_version, "seconds": round(time.monotonic() - started, 3),
     }, uid=uid, cpu_clock=arguments.cpu_clock)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import pool as pool_module
+from grader.sandbox import modes
 
 from .helpers import ROOT, results, solution_source
 
@@ -126,7 +126,7 @@ def test_refuses_where_nothing_contains(tmp_path):
     done = _grade(["01", tmp_path / "honest.py", "--out", tmp_path / "out", "--no-feedback"],
                   _failing(tmp_path / "bin", "bwrap", "unshare"))
     assert done.returncode == 1
-    assert pool_module.REFUSAL in done.stderr
+    assert modes.REFUSAL in done.stderr
     assert "bubblewrap" in done.stderr and "Gradescope" in done.stderr and "--trusted" in done.stderr
     assert not (tmp_path / "out" / "results").exists() or not list((tmp_path / "out" / "results").iterdir())
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.sandbox import SandboxPool, pool as pool_module
+from grader.sandbox import SandboxPool, modes, pool as pool_module
 
 from . import submissions as s
 from .conftest import PROBE, TEST_LIMITS, passed, processes_matching, run_batch
@@ -27,7 +27,7 @@ os.kill(runner, signal.SIGSTOP)
 @pytest.fixture(scope="module")
 def fallback(solution_source, case_names):
     """One batch through a use_bwrap=False pool, plus what it printed on stderr when it started."""
-    pool_module._warned = False
+    modes._warned = False
     with pytest.MonkeyPatch.context() as patch:
         stderr = io.StringIO()
         patch.setattr(sys, "stderr", stderr)

@@ -28,7 +28,8 @@ def _batch(solution_source, case_names):
              ("honest-2", solution_source, case_names),
              ("honest-3", solution_source, case_names)]
     with SandboxPool(PROBE, jobs=2, limits=LIMITS) as pool:
-        made = list(pool._groups.pool.directories.values()) if pool._groups else []
+        groups = pool._accounting.groups
+        made = list(groups.pool.directories.values()) if groups else []
         results = run_batch(pool, items)
     return SimpleNamespace(results=results, groups_left=[path for path in made if os.path.exists(path)])
 

@@ -107,12 +107,12 @@ def test_run_result_is_frozen():
 
 def test_workers_that_cannot_start_raise(monkeypatch, case_names):
     """Workers that die before they are ready are retried a few times, then SandboxError carries their stderr."""
-    from grader.sandbox import pool as pool_module
+    from grader.sandbox import launch_plain
 
     def broken_environment(code_dir, home, threads=1):
         return {"PATH": "/usr/bin:/bin", "PYTHONHOME": "/nonexistent"}  # the interpreter cannot even start
 
-    monkeypatch.setattr(pool_module, "environment", broken_environment)
+    monkeypatch.setattr(launch_plain, "environment", broken_environment)
     with SandboxPool(PROBE, jobs=1, use_bwrap=False) as pool:
         with pytest.raises(SandboxError, match="failed to start 3 times(.|\n)*encodings"):
             list(pool.run([("never", "x = 1", case_names)]))

@@ -4,7 +4,6 @@ A runner is forked afresh from the warm worker for every job and exits afterward
 submission (its source, output or result) is ever left in the memory of a process that later forks
 another submission's child.
 """
-import json
 import os
 import select
 import shutil
@@ -13,11 +12,11 @@ import tempfile
 import time
 
 from . import child, status
-from .capture import Tail
+from .bounds import Watch
 from .limits import CPU_CLOCK_BACKSTOP
 from .processes import (clear_descendants, clear_namespace, clear_uid, descendants, kill_group, process_table,
                         processes_of, set_subreaper)
-from .protocol import RESULT_PREFIX, ProtocolError, encode_line, read_job, write_all
+from .protocol import ProtocolError, encode_line, read_job, write_all
 
 SHARED = "shared"  # `namespaced` when the pid namespace holds other workers (each runner has its own uid)
 EXIT_REPORTED = 0
@@ -28,103 +27,6 @@ PROCESS_CHECK_SECONDS = 0.05
 CPU_CHECK_SECONDS = 0.1
 _TICKS = os.sysconf("SC_CLK_TCK")
 PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
-MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
-MAX_RESULT_NODES = 4_000_000  # values in one result (8 MiB of JSON holds at most ~4 M)
-
-
-class BadResult(ValueError):
-    """A result that decodes but is not bounded plain data (too deep, too many values, odd types)."""
-
-
-def bounded(value):
-    """Check `value` iteratively (never recursing) for depth and size; return it with lone surrogates in its strings
-    replaced (they cannot be written as UTF-8), re-built only when there were any. Raise BadResult otherwise."""
-    stack, nodes, dirty = [(value, 1)], 0, False
-    while stack:
-        item, depth = stack.pop()
-        nodes += 1
-        if depth > MAX_RESULT_DEPTH or nodes > MAX_RESULT_NODES:
-            raise BadResult("result too deep or too large")
-        if isinstance(item, dict):
-            for key, inner in item.items():
-                dirty = dirty or not _clean_text(key)
-                stack.append((inner, depth + 1))
-        elif isinstance(item, list):
-            stack.extend((inner, depth + 1) for inner in item)
-        elif isinstance(item, str):
-            dirty = dirty or not _clean_text(item)
-        elif item is not None and not isinstance(item, (bool, int, float)):
-            raise BadResult(f"not plain data: {type(item).__name__}")
-    return _scrubbed(value) if dirty else value
-
-
-def _clean_text(text):
-    """Whether `text` encodes as UTF-8 (no lone surrogates)."""
-    return text.isascii() or not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
-
-
-def _scrubbed(value):
-    """A copy of a bounded value with lone surrogates replaced by U+FFFD (depth is bounded, so recursion is safe)."""
-    if isinstance(value, dict):
-        return {_scrub(key): _scrubbed(inner) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(inner) for inner in value]
-    return _scrub(value) if isinstance(value, str) else value
-
-
-def _scrub(text):
-    return text.encode("utf-8", errors="replace").decode("utf-8")
-
-
-class _Watch:
-    """What the child has written so far to its stdout, stderr and result pipes."""
-
-    def __init__(self, limits):
-        self.limits = limits
-        self.stdout = Tail(limits.output_bytes)
-        self.stderr = Tail(limits.output_bytes)
-        self.result = bytearray()
-        self.result_too_big = False
-        self.result_invalid = False  # complete bytes that are not a bounded plain-data result
-
-    def feed(self, stream, chunk):
-        """Record `chunk` read from "stdout", "stderr" or "result"."""
-        if stream == "result":
-            self.result += chunk
-            if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes:
-                self.result_too_big = True
-                del self.result[RESULT_PREFIX.size:]
-        else:
-            getattr(self, stream).add(chunk)
-
-    @property
-    def output_exceeded(self):
-        """Whether the child wrote more than the limits allow."""
-        return self.result_too_big or self.stdout.total + self.stderr.total > self.limits.file_size_bytes
-
-    def decoded_result(self):
-        """The child's result if it sent a complete, well-formed one: (dict, its JSON bytes), else (None, b"null")."""
-        nothing = None, b"null"
-        if self.result_too_big or len(self.result) < RESULT_PREFIX.size:
-            return nothing
-        (length,) = RESULT_PREFIX.unpack_from(self.result)
-        raw = bytes(self.result[RESULT_PREFIX.size:])
-        if length > self.limits.result_bytes or len(raw) != length or b"\n" in raw:
-            self.result_invalid = True
-            return nothing
-        try:
-            value = json.loads(raw)
-            checked = bounded(value)
-        except (ValueError, RecursionError, MemoryError):  # BadResult, bad UTF-8 and bad JSON are ValueErrors
-            self.result_invalid = True
-            return nothing
-        if not (isinstance(value, dict)
-                and (isinstance(value.get("traces"), dict) or isinstance(value.get("load_error"), dict))):
-            self.result_invalid = True
-            return nothing
-        if checked is not value:
-            raw = json.dumps(checked, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return checked, raw
 
 
 def _submission_pids(namespaced):
@@ -284,7 +186,7 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
     for fd in (out_w, err_w, res_w):
         os.close(fd)
     streams = {out_r: "stdout", err_r: "stderr", res_r: "result"}
-    watch = _Watch(limits)
+    watch = Watch(limits)
     # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
     process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
     wall = limits.wall_seconds * (CPU_CLOCK_BACKSTOP if cpu_clock else 1)

@@ -1,0 +1,130 @@
+"""What a submission sends back is bounded: its output and result sizes (`Watch`, in the runner), and the result is
+plain data of bounded depth and size whoever sends it (the child to its runner, a worker to the pool).
+
+Checked iteratively, so a result nested a million deep cannot exhaust the checker's stack; lone surrogates (which
+cannot be written as UTF-8) are replaced.
+"""
+import json
+
+from . import status
+from .capture import Tail
+from .protocol import RESULT_PREFIX
+
+MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
+MAX_RESULT_NODES = 4_000_000  # values in one result (8 MiB of JSON holds at most ~4 M)
+
+
+class BadResult(ValueError):
+    """A result that decodes but is not bounded plain data (too deep, too many values, odd types)."""
+
+
+def bounded(value):
+    """Check `value` iteratively (never recursing) for depth and size; return it with lone surrogates in its strings
+    replaced (they cannot be written as UTF-8), re-built only when there were any. Raise BadResult otherwise."""
+    stack, nodes, dirty = [(value, 1)], 0, False
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_RESULT_DEPTH or nodes > MAX_RESULT_NODES:
+            raise BadResult("result too deep or too large")
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                dirty = dirty or not _clean_text(key)
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+        elif isinstance(item, str):
+            dirty = dirty or not _clean_text(item)
+        elif item is not None and not isinstance(item, (bool, int, float)):
+            raise BadResult(f"not plain data: {type(item).__name__}")
+    return _scrubbed(value) if dirty else value
+
+
+def _clean_text(text):
+    """Whether `text` encodes as UTF-8 (no lone surrogates)."""
+    return text.isascii() or not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def _scrubbed(value):
+    """A copy of a bounded value with lone surrogates replaced by U+FFFD (depth is bounded, so recursion is safe)."""
+    if isinstance(value, dict):
+        return {_scrub(key): _scrubbed(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(inner) for inner in value]
+    return _scrub(value) if isinstance(value, str) else value
+
+
+def _scrub(text):
+    return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+class Watch:
+    """What the child has written so far to its stdout, stderr and result pipes."""
+
+    def __init__(self, limits):
+        self.limits = limits
+        self.stdout = Tail(limits.output_bytes)
+        self.stderr = Tail(limits.output_bytes)
+        self.result = bytearray()
+        self.result_too_big = False
+        self.result_invalid = False  # complete bytes that are not a bounded plain-data result
+
+    def feed(self, stream, chunk):
+        """Record `chunk` read from "stdout", "stderr" or "result"."""
+        if stream == "result":
+            self.result += chunk
+            if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes:
+                self.result_too_big = True
+                del self.result[RESULT_PREFIX.size:]
+        else:
+            getattr(self, stream).add(chunk)
+
+    @property
+    def output_exceeded(self):
+        """Whether the child wrote more than the limits allow."""
+        return self.result_too_big or self.stdout.total + self.stderr.total > self.limits.file_size_bytes
+
+    def decoded_result(self):
+        """The child's result if it sent a complete, well-formed one: (dict, its JSON bytes), else (None, b"null")."""
+        nothing = None, b"null"
+        if self.result_too_big or len(self.result) < RESULT_PREFIX.size:
+            return nothing
+        (length,) = RESULT_PREFIX.unpack_from(self.result)
+        raw = bytes(self.result[RESULT_PREFIX.size:])
+        if length > self.limits.result_bytes or len(raw) != length or b"\n" in raw:
+            self.result_invalid = True
+            return nothing
+        try:
+            value = json.loads(raw)
+            checked = bounded(value)
+        except (ValueError, RecursionError, MemoryError):  # BadResult, bad UTF-8 and bad JSON are ValueErrors
+            self.result_invalid = True
+            return nothing
+        if not (isinstance(value, dict)
+                and (isinstance(value.get("traces"), dict) or isinstance(value.get("load_error"), dict))):
+            self.result_invalid = True
+            return nothing
+        if checked is not value:
+            raw = json.dumps(checked, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return checked, raw
+
+
+def decode_answer(line):
+    """A worker's stdout line as a dict, its result checked as bounded plain data; None if it is anything else."""
+    try:
+        message = json.loads(line)
+        if isinstance(message, dict) and message.get("result") is not None:
+            message["result"] = bounded(message["result"])  # the runner checked it; a forged line is refused
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def is_report(message):
+    """Whether a decoded answer has the fields and types of one job's report."""
+    return (
+        message.get("status") in status.ALL
+        and (message.get("result") is None or isinstance(message.get("result"), dict))
+        and isinstance(message.get("stdout"), str) and isinstance(message.get("stderr"), str)
+        and isinstance(message.get("seconds"), (int, float))
+    )
