@@ -170,8 +170,8 @@ MUTATIONS = [
     Mutation(
         "ch07_attn_missing_accepted",
         "chapter 07's pad_attention accepts a MultiHeadedAttention that never stores self.attn",
-        (("grader/checks/ch07_judge.py", '    if stored.get("kind") == "tensor" and close(decode(stored), expected):\n',
-          '    if stored.get("kind") != "tensor" or close(decode(stored), expected):\n'),),
+        (("grader/checks/ch07_judge.py", '    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None\n',
+          '    if stored.get("kind") != "tensor":\n        return Verdict.of(None)\n    problem = None\n'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch07-near_attn_not_stored]",),
     ),
