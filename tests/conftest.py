@@ -10,6 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+# The commands the tests start (builds, demos, `grader grade`'s judge) run torch with one OpenMP/MKL thread unless the
+# test says otherwise: the tensors are tiny, and idle threads spinning on a busy 2-core machine made a build ~10x
+# slower. Sandbox workers get their threads from the chapter's budget, never from here.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def pytest_configure(config):
@@ -28,7 +32,7 @@ def pytest_collection_modifyitems(items):
 
 def run(args, cwd=ROOT, timeout=300, env=None, **kwargs):
     """Run a command with the venv's bin first on PATH; return the CompletedProcess."""
-    environment = dict(os.environ if env is None else env)
+    environment = {**ONE_THREAD, **(os.environ if env is None else env)}
     environment["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), environment.get("PATH", "")])
     return subprocess.run(args, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout, **kwargs)
 
