@@ -10,10 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-# The commands the tests start (builds, demos, `grader grade`'s judge) run torch with one OpenMP/MKL thread unless the
-# test says otherwise: the tensors are tiny, and idle threads spinning on a busy 2-core machine made a build ~10x
-# slower. Sandbox workers get their threads from the chapter's budget, never from here.
+# torch runs on one OpenMP/MKL thread in the tests and in every command they start (builds, demos, `grader grade`'s
+# judge, nbgrader's kernels) unless a test says otherwise: the tensors are tiny, and idle threads spinning on a busy
+# 2-core machine made a build 3-4x slower (CPU time). Set before anything imports torch. Sandbox workers get their
+# threads from the chapter's budget (`staging.environment` inherits nothing), never from here.
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+for _name, _value in ONE_THREAD.items():
+    os.environ.setdefault(_name, _value)
 
 
 def pytest_configure(config):
