@@ -33,11 +33,32 @@ def pytest_collection_modifyitems(items):
             item.add_marker(getattr(pytest.mark, f"ch{found.group(1)}"))
 
 
-def run(args, cwd=ROOT, timeout=300, env=None, **kwargs):
-    """Run a command with the venv's bin first on PATH; return the CompletedProcess."""
+def _environment(env):
+    """`env` (default: ours) with one torch thread unless it says otherwise and the venv's bin first on PATH."""
     environment = {**ONE_THREAD, **(os.environ if env is None else env)}
     environment["PATH"] = os.pathsep.join([str(Path(PYTHON).parent), environment.get("PATH", "")])
-    return subprocess.run(args, cwd=cwd, env=environment, capture_output=True, text=True, timeout=timeout, **kwargs)
+    return environment
+
+
+def run(args, cwd=ROOT, timeout=300, env=None, **kwargs):
+    """Run a command with the venv's bin first on PATH; return the CompletedProcess."""
+    return subprocess.run(args, cwd=cwd, env=_environment(env), capture_output=True, text=True, timeout=timeout,
+                          **kwargs)
+
+
+def run_together(*commands, timeout=300):
+    """`run` for two or more commands at once (each `args` or `(args, {"cwd": …, "env": …})`), on both cores: their
+    CompletedProcesses, in order."""
+    started = []
+    for command in commands:
+        args, options = command if isinstance(command, tuple) else (command, {})
+        started.append((args, subprocess.Popen(args, cwd=options.get("cwd", ROOT), env=_environment(options.get("env")),
+                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+    done = []
+    for args, process in started:
+        out, err = process.communicate(timeout=timeout)
+        done.append(subprocess.CompletedProcess(args, process.returncode, out, err))
+    return done
 
 
 def copy_repo(target):
