@@ -55,9 +55,15 @@ def run_together(*commands, timeout=300):
         started.append((args, subprocess.Popen(args, cwd=options.get("cwd", ROOT), env=_environment(options.get("env")),
                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
     done = []
-    for args, process in started:
-        out, err = process.communicate(timeout=timeout)
-        done.append(subprocess.CompletedProcess(args, process.returncode, out, err))
+    try:
+        for args, process in started:
+            out, err = process.communicate(timeout=timeout)
+            done.append(subprocess.CompletedProcess(args, process.returncode, out, err))
+    finally:
+        for _, process in started:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
     return done
 
 

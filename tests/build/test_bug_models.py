@@ -149,15 +149,21 @@ RUNNING_AT_ONCE = 2  # shipped-judge probes alive together (each imports torch; 
 def _probe_outcomes(chapter_ids):
     """{chapter: (exit status, stdout, stderr)} of SHIPPED_PROBE on each chapter, RUNNING_AT_ONCE processes at a time."""
     pending, running, outcomes = list(chapter_ids), [], {}
-    while pending or running:
-        while pending and len(running) < RUNNING_AT_ONCE:
-            chapter_id = pending.pop(0)
-            running.append((chapter_id, subprocess.Popen(
-                [PYTHON, "-c", SHIPPED_PROBE, str(paths.EXERCISES / chapter_id), chapter_id],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-        chapter_id, process = running.pop(0)
-        out, err = process.communicate(timeout=300)
-        outcomes[chapter_id] = (process.returncode, out, err)
+    try:
+        while pending or running:
+            while pending and len(running) < RUNNING_AT_ONCE:
+                chapter_id = pending.pop(0)
+                running.append((chapter_id, subprocess.Popen(
+                    [PYTHON, "-c", SHIPPED_PROBE, str(paths.EXERCISES / chapter_id), chapter_id],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+            chapter_id, process = running[0]
+            out, err = process.communicate(timeout=300)
+            running.pop(0)
+            outcomes[chapter_id] = (process.returncode, out, err)
+    finally:
+        for _, process in running:  # only after a timeout: nothing is left behind
+            process.kill()
+            process.communicate()
     return outcomes
 
 
