@@ -13,7 +13,7 @@ import pytest
 from grader import chapters, paths
 from grader.build import codechange, regions
 from grader.checks import ch02_judge
-from tests.conftest import PYTHON, ROOT, run
+from tests.conftest import PYTHON, ROOT, run, run_together
 
 pytestmark = pytest.mark.checks
 
@@ -143,11 +143,11 @@ def test_grader_check_fails_the_stub():
 
 def test_grader_check_json_for_both_chapters():
     """`--json` works for chapter 02 next to chapter 01 (two chapters in one checks package)."""
-    done = run([PYTHON, "-m", "grader", "check", "02", str(SOLUTION), "--json", "--hidden"])
+    done, first = run_together([PYTHON, "-m", "grader", "check", "02", str(SOLUTION), "--json", "--hidden"],
+                               [PYTHON, "-m", "grader", "check", "01", str(CHAPTER_01), "--json"])
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["score"] == 100 and document["max_score"] == 100
-    first = run([PYTHON, "-m", "grader", "check", "01", str(CHAPTER_01), "--json"])
     assert first.returncode == 0, first.stderr
 
 
@@ -155,15 +155,14 @@ def test_visible_tests_in_the_exercise_folder(tmp_path):
     """In a copy of exercises/02_masking, `pytest test_visible.py` passes with the solution and fails with the stub."""
     visible = sum(1 for check in ch02_judge.CHECKS if check.visible)
     solved = _exercise_copy(tmp_path / "solved", SOLUTION.read_text(encoding="utf-8"))
-    done = run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"], cwd=solved,
-               env=_student_env())
+    stub = _exercise_copy(tmp_path / "stub")
+    command = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"]
+    done, failed = run_together((command, {"cwd": solved, "env": _student_env()}),
+                                (command, {"cwd": stub, "env": _student_env()}))
     assert done.returncode == 0, done.stdout
     assert re.search(rf"\b{visible} passed\b", done.stdout)
-    stub = _exercise_copy(tmp_path / "stub")
-    done = run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"], cwd=stub,
-               env=_student_env())
-    assert done.returncode != 0
-    assert re.search(rf"\b{visible} failed\b", done.stdout)
+    assert failed.returncode != 0
+    assert re.search(rf"\b{visible} failed\b", failed.stdout)
 
 
 def test_selfcheck_in_the_exercise_folder(tmp_path):
@@ -176,7 +175,7 @@ def test_selfcheck_in_the_exercise_folder(tmp_path):
 
 def test_demo_shows_what_the_chapter_text_promises():
     """The solution's demo prints the triangle, exact zeros, uniform vs NaN rows and the eval no-op."""
-    done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / CHAPTER)
+    done, again = run_together(*[([PYTHON, "demo.py"], {"cwd": paths.SOLUTIONS / CHAPTER})] * 2)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "torch.bool" in out and "(1, 4, 4)" in out
@@ -186,7 +185,7 @@ def test_demo_shows_what_the_chapter_text_promises():
     assert "(2, 1, 5)" in out and "(1, 5, 5)" in out
     sums = re.search(r"train 모드 행마다 합: \[(.*)\]", out).group(1)
     assert any(abs(float(v.strip(" '")) - 1.0) > 0.01 for v in sums.split(","))
-    assert run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / CHAPTER).stdout == out  # seeded: the same every time
+    assert again.stdout == out  # seeded: the same every time
 
 
 def test_demo_with_stub_explains_in_korean(tmp_path):

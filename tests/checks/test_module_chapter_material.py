@@ -1,5 +1,6 @@
 """Student material of the nn.Module chapters: the text quotes the demo, the stub names the contract, the
 notebook is worth 100, the commands work, and the demo explains an unfinished stub."""
+import functools
 import json
 import re
 import shutil
@@ -39,8 +40,9 @@ MATERIAL = {
 CHAPTERS = [pytest.param(chapter, marks=getattr(pytest.mark, f"ch{chapter[:2]}")) for chapter in sorted(MATERIAL)]
 
 
+@functools.lru_cache(maxsize=None)
 def demo_output(chapter):
-    """The solution's demo output (it must run cleanly)."""
+    """The solution's demo output (it must run cleanly); run once per session, every chapter test reads the same."""
     done = run([PYTHON, "demo.py"], cwd=paths.SOLUTIONS / chapter)
     assert done.returncode == 0, done.stderr
     return done.stdout
