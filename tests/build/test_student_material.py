@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from grader import paths
+from tests.checks.support import copy_folder
 from tests.conftest import PYTHON, ROOT, run
 
 pytestmark = pytest.mark.build
@@ -15,8 +16,7 @@ SOLUTION = paths.SOLUTIONS / "01_attention/transformer.py"
 
 
 def _exercise_copy(tmp_path, module_source=None):
-    folder = tmp_path / "01_attention"
-    shutil.copytree(paths.EXERCISES / "01_attention", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = copy_folder(paths.EXERCISES / "01_attention", tmp_path / "01_attention")
     if module_source is not None:
         (folder / "transformer.py").write_text(module_source, encoding="utf-8")
     return folder

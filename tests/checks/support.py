@@ -20,9 +20,17 @@ def student_env():
     return env
 
 
+SHARED = "_selfcheck"  # exercises/_selfcheck/: the self-check framework every chapter folder's selfcheck/ joins
+
+
 def copy_folder(source, destination):
-    """Copy a student folder (exercises/… or release/…) without caches."""
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    """Copy a student folder (exercises/… or release/…) without caches; a chapter of exercises/ with the shared
+    framework folder beside it, as a student copies the `exercises/` folder."""
+    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    shared = Path(source).parent / SHARED
+    if shared.is_dir() and not (Path(destination).parent / SHARED).exists():
+        shutil.copytree(shared, Path(destination).parent / SHARED, ignore=ignore)
+    shutil.copytree(source, destination, ignore=ignore)
     return destination
 
 
