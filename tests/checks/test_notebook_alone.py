@@ -7,7 +7,7 @@ import pytest
 
 from grader import chapters, paths
 from grader.build import embedded, shipping
-from tests.checks.support import copy_folder
+from tests.checks.support import carried_package, copy_folder
 from tests.grading.helpers import filled_notebook
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch01, pytest.mark.slow]
@@ -82,18 +82,10 @@ def test_the_setup_cell_is_locked_ungraded_and_carries_visible_checks_only():
     """The setup cell is read-only and not graded (so the grader never runs it as student code); its package is
     exactly the chapter's shipped files: its own `selfcheck/` (references of the visible cases only) and the shared
     framework files it uses, byte for byte as in `exercises/`."""
-    import base64
-    import io
-    import lzma
-    import re
-    import tarfile
-
     notebook = json.loads((RELEASE / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))
     (cell,) = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == embedded.CELL_ID]
     assert cell["metadata"]["nbgrader"]["locked"] and not cell["metadata"]["nbgrader"]["grade"]
-    blob = re.search(r'_prepare_selfcheck\("([A-Za-z0-9+/=]+)"\)', "".join(cell["source"])).group(1)
-    with tarfile.open(fileobj=io.BytesIO(lzma.decompress(base64.b64decode(blob)))) as archive:
-        carried = {m.name: archive.extractfile(m).read() for m in archive.getmembers()}
+    carried = carried_package(RELEASE / f"{CHAPTER}.ipynb")
     chapter = chapters.find(CHAPTER)
     shipped = {name: (paths.EXERCISES / shipping.exercise_path(chapter, name)).read_bytes() for name in carried}
     assert carried == shipped
