@@ -29,7 +29,7 @@ test-fast: lint
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m ruff check --no-cache --isolated --select F821 exercises/*/selfcheck release/*/selfcheck  # shipped judges: no name left in the grader-only regions
+	$(PY) -m ruff check --no-cache --isolated --select F821 exercises/_selfcheck exercises/*/selfcheck  # shipped judges: no name left in the grader-only regions
 
 build: $(STAMP)
 	$(PY) -m grader build

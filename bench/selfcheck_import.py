@@ -66,7 +66,8 @@ def measure(exercise, runs):
     """{command name: (wall, CPU)} for one chapter's folder with the solution filled in."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / exercise.name
-        shutil.copytree(exercise, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        for part in (exercise.parent / "_selfcheck", exercise):  # the chapter and the framework its selfcheck/ joins
+            shutil.copytree(part, Path(tmp) / part.name, ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copy(ROOT / "solutions" / exercise.name / "transformer.py", folder / "transformer.py")
         commands = {"torch": [sys.executable, "-c", "import torch"],
                     "selfcheck": [sys.executable, "-m", "selfcheck"],

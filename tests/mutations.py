@@ -255,7 +255,7 @@ def copy_of_repository(target):
 
 
 def generated_copies(repo, path, old):
-    """The generated copies of a chapter checks module (exercises/, release/ and grader/source/ selfcheck folders)
+    """The generated copies of a chapter checks module (exercises/_selfcheck/ or a chapter's exercises/NN/selfcheck/)
     that hold `old` as the module does: a rebuild would carry the mutation into them, so it must not show as drift."""
     if not path.startswith("grader/checks/"):
         return []

@@ -6,8 +6,9 @@ STUDENT_NOTE = "# 학생용: TODO 표시가 있는 함수의 본문을 채우세
 FRIENDLY = "import selfcheck.friendly  # noqa: F401  아직 작성하지 않은 함수는 한국어 한 줄로 알려 줍니다\n"
 
 
-def files(chapter, reference_document, generated=None):
-    """{relative path: bytes} of the chapter's exercise folder (`generated`: this build's data files, see shipping)."""
+def files(chapter, package):
+    """{path under `exercises/`: bytes} of the chapter's exercise folder and the framework files its `selfcheck`
+    package (`package`, {`selfcheck/…`: bytes}) takes from the shared folder."""
     source = f"solutions/{chapter.id}"
     out = {
         "transformer.py": headers.python(f"{source}/transformer.py") + STUDENT_NOTE
@@ -16,8 +17,8 @@ def files(chapter, reference_document, generated=None):
         "test_visible.py": visible_tests(chapter),
         "README.md": readme(chapter),
     }
-    out = {name: text.encode() for name, text in out.items()}
-    out.update(shipping.files(chapter, reference_document, generated))
+    out = {f"{chapter.id}/{name}": text.encode() for name, text in out.items()}
+    out.update(shipping.split_package(chapter, package))
     return out
 
 

@@ -31,11 +31,12 @@ def generate(with_release=True):
     for chapter in chapters.all_chapters():
         document = reference_document(chapter)
         files[chapter.reference_file] = shipping.dump_json(document)
-        for relative, data in exercise.files(chapter, document, files).items():
-            files[paths.EXERCISES / chapter.id / relative] = data
-        package = {relative: _kept(paths.NBGRADER_SOURCE / chapter.id / relative, data)
+        package = {relative: _kept(paths.EXERCISES / shipping.exercise_path(chapter, relative), data)
                    for relative, data in shipping.files(chapter, document, files).items()}
-        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter, package), **package}
+        for relative, data in exercise.files(chapter, package).items():
+            _add(files, paths.EXERCISES / relative, data)
+        # The notebook carries its whole package (setup cell): nothing else is shipped beside it.
+        source = {f"{chapter.id}.ipynb": notebook.source_notebook(chapter, package)}
         nbgrader_sources[chapter.id] = source
         for relative, data in source.items():
             files[paths.NBGRADER_SOURCE / chapter.id / relative] = data
@@ -45,9 +46,15 @@ def generate(with_release=True):
     return files
 
 
+def _add(files, path, data):
+    """files[path] = data; a shared framework file that two chapters would write differently is a build error."""
+    if files.setdefault(path, data) != data:
+        raise RuntimeError(f"two chapters ship different versions of {path.relative_to(paths.ROOT)}")
+
+
 def _kept(path, data):
-    """The bytes at `path` when they already hold reference data `data` within tolerance, else `data`: the notebook
-    embeds its package byte for byte, so a build on another CPU must not change what it embeds either."""
+    """The bytes at `path` (its copy under `exercises/`) when they already hold reference data `data` within tolerance,
+    else `data`: the notebook embeds its package byte for byte, so a build on another CPU must not change it either."""
     return path.read_bytes() if drift.is_reference(path) and drift.unchanged(path, data) else data
 
 
@@ -57,6 +64,13 @@ def _on_disk(directories):
             for path in directory.rglob("*"):
                 if path.is_file() and not IGNORED_PARTS & set(path.parts) and path.name != ".gitkeep":
                     yield path
+
+
+def _remove_empty_folders(folder, directories):
+    """Remove `folder` and its parents while empty, up to (not including) the generated directory holding them."""
+    while folder not in directories and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def run(check=False, release=True):
@@ -83,5 +97,6 @@ def run(check=False, release=True):
         path.write_bytes(files[path])
     for path in stale:
         path.unlink()
+        _remove_empty_folders(path.parent, directories)
     print(f"build: {len(files)} files ({len(changed)} written, {len(stale)} removed)")
     return 0

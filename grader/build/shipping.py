@@ -10,6 +10,8 @@ from . import headers
 from .regions import remove_hidden, remove_models
 
 PACKAGE = "selfcheck"
+SHARED = "_selfcheck"  # exercises/_selfcheck/: the framework once, joined to each chapter's package by its __init__.py
+REFERENCE = "reference.json"
 
 
 # What a student runs: the package (`python -m selfcheck`, `verify`) and the demo's friendly error hook.
@@ -51,8 +53,49 @@ def files(chapter, reference_document, generated=None):
             out[f"{PACKAGE}/{data.name}"] = (generated or {}).get(data) or data.read_bytes()
     probe = chapter.checks.probe
     public = references.visible_only(reference_document, probe)
-    out[f"{PACKAGE}/reference.json"] = dump_json(public)
+    out[f"{PACKAGE}/{REFERENCE}"] = dump_json(public)
     return out
+
+
+def is_chapter_specific(chapter, relative):
+    """Whether package file `relative` (`selfcheck/…`) belongs to this chapter alone: its probe, judge and references."""
+    return relative.split("/", 1)[1] in (chapter.probe_file.name, chapter.judge_file.name, REFERENCE)
+
+
+def exercise_path(chapter, relative):
+    """Where package file `relative` lives under `exercises/`: the chapter's `selfcheck/` or the shared folder."""
+    if is_chapter_specific(chapter, relative):
+        return f"{chapter.id}/{relative}"
+    return f"{SHARED}/{relative.split('/', 1)[1]}"
+
+
+def split_package(chapter, package):
+    """{path under `exercises/`: bytes}: the package's framework files in the shared folder, the chapter's own in
+    `NN/selfcheck/` together with the `__init__.py` that joins the two."""
+    out = {exercise_path(chapter, relative): data for relative, data in package.items()}
+    out[f"{chapter.id}/{PACKAGE}/__init__.py"] = chapter_init(chapter).encode()
+    return out
+
+
+CHAPTER_INIT = '''"""{chapter} 장의 selfcheck: 이 장의 검사만 여기 있고, 공통 검사 틀은 exercises/{shared}/에 있습니다."""
+from pathlib import Path as _Path
+
+_SHARED = _Path(__file__).resolve().parent.parent.parent / "{shared}"
+if not (_SHARED / "__init__.py").is_file():
+    raise ImportError(
+        f"selfcheck의 공통 검사 틀을 찾지 못했습니다: {{_SHARED}} 폴더가 없습니다.\\n"
+        "장 폴더만 따로 복사하면 검사가 돌지 않습니다. exercises 폴더 전체({shared} 폴더 포함)를 복사해서 "
+        "그 안의 장 폴더에서 실행하거나, 노트북({chapter}.ipynb)으로 푸세요: 노트북은 파일 하나만으로 검사됩니다."
+    )
+__path__.append(str(_SHARED))  # noqa: F821  the framework's modules are this package's modules
+exec(compile((_SHARED / "__init__.py").read_text(encoding="utf-8"), str(_SHARED / "__init__.py"), "exec"))
+'''
+
+
+def chapter_init(chapter):
+    """The chapter package's `__init__.py`: find the shared folder (or say in Korean what to copy), extend the
+    package's `__path__` with it and run the framework's `__init__.py` as this package's own."""
+    return headers.python("grader/build/shipping.py") + CHAPTER_INIT.format(chapter=chapter.id, shared=SHARED)
 
 
 def dump_json(document):

@@ -6,15 +6,20 @@ solution's trace and, when the chapter has bug models, their results on the case
 `bugmodels.ModelCode.stored`).
 """
 import json
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 
 def reference_path(chapter_id):
-    """Where this copy of the checks finds its references."""
-    shipped = HERE / "reference.json"
-    return shipped if shipped.exists() else HERE.parent / "reference" / f"{chapter_id}.json"
+    """Where this copy of the checks finds its references: in a student's package (whose `__path__` may join a chapter
+    folder to the shared framework), else the repository's `grader/reference/`."""
+    for folder in getattr(sys.modules.get(__package__), "__path__", [HERE]):
+        shipped = Path(folder) / "reference.json"
+        if shipped.exists():
+            return shipped
+    return HERE.parent / "reference" / f"{chapter_id}.json"
 
 
 def load(chapter_id):

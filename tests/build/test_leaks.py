@@ -5,7 +5,7 @@ import re
 import pytest
 
 from grader import chapters, paths
-from grader.build import codechange, regions
+from grader.build import codechange, regions, shipping
 
 pytestmark = pytest.mark.build
 
@@ -41,7 +41,8 @@ def _hidden_lines():
 
 
 def _student_files(chapter_id):
-    for root in (paths.EXERCISES / chapter_id, paths.RELEASE / chapter_id):
+    """Everything a student of the chapter receives: its exercise folder, the shared framework, its release."""
+    for root in (paths.EXERCISES / chapter_id, paths.EXERCISES / shipping.SHARED, paths.RELEASE / chapter_id):
         for path in sorted(root.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 yield path

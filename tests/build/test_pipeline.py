@@ -83,3 +83,23 @@ def test_nbgrader_generate_assignment_from_repo_root(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (repo / "release/01_attention/01_attention.ipynb").read_bytes() == committed
     assert (repo / "gradebook.db").exists()
+
+
+MAX_GENERATED_PYTHON_LINES = 15_000
+
+
+def test_the_self_check_framework_is_committed_once():
+    """Generated Python stays small: the framework once in `exercises/_selfcheck/`, a chapter's `selfcheck/` holds only
+    its probe, judge, references and `__init__.py`, and `grader/source/`, `release/` hold each notebook alone."""
+    lines = sum(len(path.read_text(encoding="utf-8").splitlines())
+                for top in (paths.EXERCISES, paths.NBGRADER_SOURCE, paths.RELEASE) for path in top.rglob("*.py")
+                if "__pycache__" not in path.parts)
+    assert lines <= MAX_GENERATED_PYTHON_LINES, lines
+    assert (paths.EXERCISES / "_selfcheck" / "framework.py").is_file()
+    for folder in sorted(p for p in paths.EXERCISES.iterdir() if p.name[:2].isdigit()):
+        number = folder.name[:2]
+        own = sorted(p.name for p in (folder / "selfcheck").iterdir() if p.is_file())
+        assert own == ["__init__.py", f"ch{number}_judge.py", f"ch{number}_probe.py", "reference.json"], own
+        for top in (paths.NBGRADER_SOURCE, paths.RELEASE):
+            shipped = sorted(p.name for p in (top / folder.name).rglob("*") if "__pycache__" not in p.parts)
+            assert shipped == [f"{folder.name}.ipynb"], shipped

@@ -5,7 +5,9 @@ import shutil
 
 import pytest
 
-from grader import paths
+from grader import chapters, paths
+from grader.build import shipping
+from tests.checks.support import carried_package, copy_folder
 from tests.conftest import PYTHON, ROOT, run
 
 pytestmark = pytest.mark.build
@@ -15,11 +17,24 @@ SOLUTION = paths.SOLUTIONS / "01_attention/transformer.py"
 
 
 def _exercise_copy(tmp_path, module_source=None):
-    folder = tmp_path / "01_attention"
-    shutil.copytree(paths.EXERCISES / "01_attention", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = copy_folder(paths.EXERCISES / "01_attention", tmp_path / "01_attention")
     if module_source is not None:
         (folder / "transformer.py").write_text(module_source, encoding="utf-8")
     return folder
+
+
+def test_a_chapter_folder_without_the_shared_framework_says_what_to_copy(tmp_path):
+    """A chapter folder copied without `exercises/_selfcheck/`: the self-check, the visible tests and the demo stop
+    with a Korean message saying to copy the whole `exercises/` folder or to use the notebook."""
+    folder = tmp_path / "01_attention"
+    shutil.copytree(paths.EXERCISES / "01_attention", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for command in (["-m", "selfcheck"], ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"],
+                    ["demo.py"]):
+        done = run([PYTHON, *command], cwd=folder)
+        assert done.returncode != 0
+        said = done.stdout + done.stderr
+        assert "exercises 폴더 전체" in said and "01_attention.ipynb" in said, said[-2000:]
+        assert "No module named" not in said
 
 
 def _words(text):
@@ -128,3 +143,17 @@ def test_every_released_notebook_carries_the_selfcheck_setup_cell():
         setup = ids.index("selfcheck-setup")
         first_check = min(i for i, c in enumerate(cells) if "from selfcheck import verify" in "".join(c["source"]))
         assert setup < first_check, folder.name
+
+
+def test_every_notebook_carries_exactly_the_exercise_files():
+    """Each released (and source) notebook's setup cell carries its chapter's package byte for byte as `exercises/`
+    holds it (the chapter's own `selfcheck/` and the shared files it uses), so the leak tests that read `exercises/`
+    read what the notebooks carry too."""
+    for chapter in chapters.all_chapters():
+        own = {f"selfcheck/{p.name}" for p in (paths.EXERCISES / chapter.id / "selfcheck").iterdir()
+               if p.is_file() and p.name != "__init__.py"}
+        for top in (paths.RELEASE, paths.NBGRADER_SOURCE):
+            carried = carried_package(top / chapter.id / f"{chapter.id}.ipynb")
+            assert own <= carried.keys() and "selfcheck/__init__.py" in carried, chapter.id
+            for name, data in carried.items():
+                assert data == (paths.EXERCISES / shipping.exercise_path(chapter, name)).read_bytes(), (chapter.id, name)

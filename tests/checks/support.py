@@ -20,10 +20,34 @@ def student_env():
     return env
 
 
+SHARED = "_selfcheck"  # exercises/_selfcheck/: the self-check framework every chapter folder's selfcheck/ joins
+
+
 def copy_folder(source, destination):
-    """Copy a student folder (exercises/… or release/…) without caches."""
-    shutil.copytree(source, destination, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    """Copy a student folder (exercises/… or release/…) without caches; a chapter of exercises/ with the shared
+    framework folder beside it, as a student copies the `exercises/` folder."""
+    ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    shared = Path(source).parent / SHARED
+    if shared.is_dir() and not (Path(destination).parent / SHARED).exists():
+        shutil.copytree(shared, Path(destination).parent / SHARED, ignore=ignore)
+    shutil.copytree(source, destination, ignore=ignore)
     return destination
+
+
+def carried_package(notebook_path):
+    """{`selfcheck/…`: bytes} that a notebook's setup cell carries (its embedded, xz-compressed tar)."""
+    import base64
+    import io
+    import lzma
+    import re
+    import tarfile
+
+    cells = json.loads(Path(notebook_path).read_text(encoding="utf-8"))["cells"]
+    (source,) = ["".join(c["source"]) for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                 == "selfcheck-setup"]
+    blob = re.search(r'_prepare_selfcheck\("([A-Za-z0-9+/=]+)"\)', source).group(1)
+    with tarfile.open(fileobj=io.BytesIO(lzma.decompress(base64.b64decode(blob)))) as archive:
+        return {member.name: archive.extractfile(member).read() for member in archive.getmembers()}
 
 
 def release_notebook(chapter_id):

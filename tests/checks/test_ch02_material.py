@@ -6,13 +6,13 @@ The `.py` track (exercises/02_masking/), the nbgrader notebooks (grader/source/,
 import json
 import os
 import re
-import shutil
 
 import pytest
 
 from grader import chapters, paths
 from grader.build import codechange, regions
 from grader.checks import ch02_judge
+from tests.checks.support import copy_folder
 from tests.conftest import PYTHON, ROOT, run, run_together
 
 pytestmark = pytest.mark.checks
@@ -33,8 +33,7 @@ def _student_env():
 
 
 def _exercise_copy(tmp_path, module_source=None):
-    folder = tmp_path / CHAPTER
-    shutil.copytree(EXERCISE, folder, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    folder = copy_folder(EXERCISE, tmp_path / CHAPTER)
     if module_source is not None:
         (folder / "transformer.py").write_text(module_source, encoding="utf-8")
     return folder

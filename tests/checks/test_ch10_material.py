@@ -2,7 +2,6 @@
 the notebook is worth 100, the commands work, and the picture is the public tgt_mask of the pad=2 case."""
 import json
 import re
-import shutil
 
 import pytest
 
@@ -11,6 +10,7 @@ from grader.build import regions
 from grader.checks import chapter as load_chapter
 from grader.report import picture
 from tests.checks.test_module_chapter_material import demo_output, results_section
+from tests.checks.support import copy_folder
 from tests.conftest import PYTHON, run
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch10]
@@ -84,7 +84,7 @@ def test_release_notebook_has_100_points_and_no_solution():
 
 def test_demo_with_stub_explains_in_korean(tmp_path):
     """The student folder's demo, run on the stub, prints one Korean line and no traceback."""
-    folder = shutil.copytree(paths.EXERCISES / CHAPTER, tmp_path / CHAPTER, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = copy_folder(paths.EXERCISES / CHAPTER, tmp_path / CHAPTER)
     done = run([PYTHON, "demo.py"], cwd=folder, env={"PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "ignore"})
     assert done.returncode != 0
     assert "Traceback" not in done.stderr

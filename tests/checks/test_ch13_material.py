@@ -55,7 +55,7 @@ def test_the_trained_model_copies_and_goes_wherever_it_is_decoded():
     assert digits == list(range(1, 11))
     staged = [path.name for path in staging.data_files("grader.checks.trained")]
     assert staged == [trained.FILE]
-    shipped = paths.EXERCISES / CHAPTER / "selfcheck" / trained.FILE
+    shipped = paths.EXERCISES / "_selfcheck" / trained.FILE  # beside the shared trained.py
     assert shipped.read_bytes() == (paths.CHECKS / trained.FILE).read_bytes()
     from grader.gradescope.bundle import files
     from grader.gradescope.settings import Settings

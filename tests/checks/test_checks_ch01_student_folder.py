@@ -1,9 +1,10 @@
-"""The student folders are self-contained: copied alone anywhere, `python -m selfcheck` works.
+"""The student folders are self-contained: copied anywhere, `python -m selfcheck` works.
 
-A student gets `exercises/01_attention/` (or `release/01_attention/` with the notebook) and nothing
-else from this repository. Each test copies one folder to a temporary directory, fills in the
-solution, and runs the self-check as a student would: a plain `python -m selfcheck` (not `-I`, so the
-folder itself is on sys.path) with cwd = the folder and PYTHONPATH unset.
+A student gets the `exercises/` folder (a chapter folder and the shared `_selfcheck/` its `selfcheck/` joins), or the
+notebook alone (its setup cell carries the checks: test_notebook_alone.py), and nothing else from this repository.
+Each test copies a chapter folder (with `_selfcheck/` beside it) to a temporary directory, fills in the solution, and
+runs the self-check as a student would: a plain `python -m selfcheck` (not `-I`, so the folder itself is on sys.path)
+with cwd = the folder and PYTHONPATH unset.
 """
 import re
 
@@ -14,7 +15,6 @@ from .support import PYTHON, copy_folder, filled_notebook, finish, release_noteb
 
 CH01 = ChapterUnderTest("01_attention")
 SOLUTION, EXERCISE_DIR, NOTEBOOK = CH01.solution, CH01.exercise_dir, release_notebook(CH01.id)
-RELEASE_DIR = NOTEBOOK.parent
 
 pytestmark = pytest.mark.checks
 
@@ -27,8 +27,8 @@ def runs(tmp_path_factory):
     """Both folders' self-checks, started together: {'exercises': (status, out, err), 'release': …}."""
     exercise = copy_folder(EXERCISE_DIR, tmp_path_factory.mktemp("alone") / "01_attention")
     exercise.joinpath("transformer.py").write_bytes(SOLUTION.read_bytes())
-    release = copy_folder(RELEASE_DIR, tmp_path_factory.mktemp("alone") / "01_attention")
-    filled_notebook(SOLUTION.read_text(encoding="utf-8"), release / NOTEBOOK.name)
+    release = copy_folder(EXERCISE_DIR, tmp_path_factory.mktemp("notebook") / "01_attention")
+    filled_notebook(SOLUTION.read_text(encoding="utf-8"), release / NOTEBOOK.name)  # the released notebook, filled
     processes = {
         # -X importtime only adds a list of imported modules to stderr.
         "exercises": start([PYTHON, "-X", "importtime", "-m", "selfcheck"], cwd=exercise),
@@ -38,14 +38,15 @@ def runs(tmp_path_factory):
 
 
 def test_exercise_folder_alone_passes_with_the_solution(runs):
-    """exercises/01_attention copied alone, solution as transformer.py: `python -m selfcheck` prints 70/70, exit 0."""
+    """exercises/01_attention copied (with _selfcheck/), solution as transformer.py: `python -m selfcheck` → 70/70."""
     status, out, err = runs["exercises"]
     assert status == 0, out + err[-3000:]
     assert re.search(r"합계\s+70/70", out)
 
 
-def test_release_folder_alone_passes_with_a_filled_notebook(runs):
-    """release/01_attention copied alone, answer cell filled: `python -m selfcheck 01_attention.ipynb` → 70/70, exit 0."""
+def test_released_notebook_filled_passes_in_the_exercise_folder(runs):
+    """The released notebook, answer cell filled, in the exercise folder: `python -m selfcheck 01_attention.ipynb` →
+    70/70, exit 0."""
     status, out, err = runs["release"]
     assert status == 0, out + err
     assert re.search(r"합계\s+70/70", out)
@@ -60,13 +61,15 @@ def test_selfcheck_imports_nothing_from_the_repository_or_heavy_tools(runs):
     assert not top_level & set(FORBIDDEN_IMPORTS), top_level & set(FORBIDDEN_IMPORTS)
 
 
-@pytest.mark.parametrize("folder", [EXERCISE_DIR, RELEASE_DIR], ids=["exercises", "release"])
-def test_shipped_checks_have_no_hidden_material(folder):
-    """The shipped selfcheck/ has no hidden-test region and its reference.json only the visible cases."""
+def test_shipped_checks_have_no_hidden_material():
+    """The shipped selfcheck/ and the shared _selfcheck/ have no hidden-test region; reference.json only the visible
+    cases."""
     from grader.checks import ch01_probe
 
-    package = folder / "selfcheck"
-    for source in package.glob("*.py"):
+    package = EXERCISE_DIR / "selfcheck"
+    sources = [*package.glob("*.py"), *(EXERCISE_DIR.parent / "_selfcheck").glob("*.py")]
+    assert len(sources) > 10
+    for source in sources:
         text = source.read_text(encoding="utf-8")
         assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text, source.name
     reference = (package / "reference.json").read_text(encoding="utf-8")

@@ -3,13 +3,13 @@ notebook is worth 100, the commands work, and the demo explains an unfinished st
 import functools
 import json
 import re
-import shutil
 from dataclasses import dataclass
 
 import pytest
 
 from grader import paths
 from grader.checks import chapter as load_chapter
+from tests.checks.support import copy_folder
 from tests.conftest import PYTHON, run
 
 pytestmark = pytest.mark.checks
@@ -101,8 +101,7 @@ def test_release_notebook_has_100_points_and_no_solution(chapter):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_demo_with_stub_explains_in_korean(chapter, tmp_path):
     """The student folder's demo, run on the stub, prints one Korean line and no traceback."""
-    folder = shutil.copytree(paths.EXERCISES / chapter, tmp_path / chapter,
-                             ignore=shutil.ignore_patterns("__pycache__"))
+    folder = copy_folder(paths.EXERCISES / chapter, tmp_path / chapter)
     done = run([PYTHON, "demo.py"], cwd=folder, env={"PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "ignore"})
     assert done.returncode != 0
     assert "Traceback" not in done.stderr

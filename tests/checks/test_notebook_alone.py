@@ -1,13 +1,14 @@
 """The notebook alone is enough (Colab, an empty folder): its setup cell unpacks the embedded `selfcheck` package and
-the check cells give the same verdicts and Korean messages as with `selfcheck/` beside the notebook, offline."""
+the check cells give the same verdicts and Korean messages as in the chapter's exercise folder (whose `selfcheck/` joins
+`exercises/_selfcheck/`), offline."""
 import json
-import shutil
 
 import pytest
 
-from grader import paths
-from grader.build import embedded
+from grader import chapters, paths
+from grader.build import embedded, shipping
 from tests import fixtures
+from tests.checks.support import carried_package, copy_folder
 from tests.grading.helpers import filled_notebook
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch01, pytest.mark.slow]
@@ -55,8 +56,7 @@ def runs(tmp_path_factory):
             alone = tmp_path_factory.mktemp(f"alone-{answer}")
             out[answer, "alone"] = executed(alone, text)
             assert sorted(p.name for p in alone.iterdir()) == [f"{CHAPTER}.ipynb"]  # nothing written beside it
-            beside = tmp_path_factory.mktemp(f"beside-{answer}")
-            shutil.copytree(RELEASE / "selfcheck", beside / "selfcheck")
+            beside = copy_folder(paths.EXERCISES / CHAPTER, tmp_path_factory.mktemp(f"beside-{answer}") / CHAPTER)
             out[answer, "beside"] = executed(beside, text)
         return out
     finally:
@@ -80,19 +80,14 @@ def test_a_mutant_gets_the_same_korean_verdicts_alone_as_beside_selfcheck(runs):
 
 def test_the_setup_cell_is_locked_ungraded_and_carries_visible_checks_only():
     """The setup cell is read-only and not graded (so the grader never runs it as student code); its package is
-    exactly the shipped `selfcheck/` folder, whose reference holds the visible cases only."""
-    import base64
-    import io
-    import lzma
-    import re
-    import tarfile
-
+    exactly the chapter's shipped files: its own `selfcheck/` (references of the visible cases only) and the shared
+    framework files it uses, byte for byte as in `exercises/`."""
     notebook = json.loads((RELEASE / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))
     (cell,) = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == embedded.CELL_ID]
     assert cell["metadata"]["nbgrader"]["locked"] and not cell["metadata"]["nbgrader"]["grade"]
-    blob = re.search(r'_prepare_selfcheck\("([A-Za-z0-9+/=]+)"\)', "".join(cell["source"])).group(1)
-    with tarfile.open(fileobj=io.BytesIO(lzma.decompress(base64.b64decode(blob)))) as archive:
-        carried = {m.name: archive.extractfile(m).read() for m in archive.getmembers()}
-    shipped = {f"selfcheck/{p.relative_to(RELEASE / 'selfcheck').as_posix()}": p.read_bytes()
-               for p in (RELEASE / "selfcheck").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    carried = carried_package(RELEASE / f"{CHAPTER}.ipynb")
+    chapter = chapters.find(CHAPTER)
+    shipped = {name: (paths.EXERCISES / shipping.exercise_path(chapter, name)).read_bytes() for name in carried}
     assert carried == shipped
+    own = {f"selfcheck/{p.name}" for p in (paths.EXERCISES / CHAPTER / "selfcheck").iterdir() if p.is_file()}
+    assert own <= carried.keys() and {"selfcheck/ch01_probe.py", "selfcheck/reference.json"} <= own

@@ -237,9 +237,11 @@ def test_selfcheck_asks_by_name_when_it_cannot_tell(tmp_path, monkeypatch, capsy
 
 
 def test_selfcheck_in_a_notebook_folder_and_its_time_limit(tmp_path):
-    """As a student: bare `python -m selfcheck` in the released folder grades the notebook with the helper cell and
-    notes the magics; an infinite loop is stopped at --timeout with a Korean explanation."""
-    folder = copy_folder(ROOT / "release" / "01_attention", tmp_path / "01_attention")
+    """As a student: bare `python -m selfcheck` in a chapter folder of `exercises/` holding the released notebook (and
+    no transformer.py) grades the notebook with the helper cell and notes the magics; an infinite loop is stopped at
+    --timeout with a Korean explanation."""
+    folder = copy_folder(ROOT / "exercises" / "01_attention", tmp_path / "01_attention")
+    (folder / "transformer.py").unlink()
     student_notebook(folder / "01_attention.ipynb", "01_attention", CH01_ANSWER, CH01_HELPER)
     done = subprocess.run([PYTHON, "-m", "selfcheck"], cwd=folder, env=student_env(), capture_output=True,
                           text=True, timeout=300)
