@@ -70,4 +70,16 @@ EXPECTED = {
     "near_scale_tenth_percent": Bug(43, dict.fromkeys({"seed_weights", "seed_output", "no_saturation", "batched_3d",
                                                       "batched_4d", "cross_lengths", "float64_preserved",
                                                       "gradients_flow", "inputs_untouched"}, ())),
+    # p_attn.squeeze(0): the right values, the batch axis dropped on the seed (batch 1); only the shape is wrong
+    "near_weights_squeezed": Bug(70, dict.fromkeys({"return_contract", "seed_weights", "no_saturation"}, ())),
+    # softmax(...) * 1.0005: each row sums to 1.0005, five times the 1e-4 the row-sum check allows
+    "near_rows_sum_off": Bug(30, dict.fromkeys(ALL - {"return_contract", "weighted_mix", "scaling_statistics"}, ())),
+    # (p_attn @ value) * 1.001: the output 0.1 % off its own p_attn @ value, the weights right
+    "near_output_tenth_percent": Bug(59, dict.fromkeys({"seed_output", "weighted_mix", "batched_3d", "batched_4d",
+                                                       "cross_lengths", "float64_preserved", "inputs_untouched",
+                                                       "gradients_flow", "large_inputs_finite"}, ())),
+    # scores / (1.06 * sqrt(d_k)): the scores' spread 6 % off, just past the 5 % scaling_statistics allows
+    "near_scale_six_percent": Bug(33, dict.fromkeys(SCALE | UNTOUCHED | {"seed_weights"}, ())),
+    # a hand-made softmax subtracting the whole tensor's max, not each row's: rows far below it underflow to 0/0
+    "near_global_max": fails(97, {"large_inputs_finite"}, "overflow"),
 }

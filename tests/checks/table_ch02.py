@@ -54,4 +54,12 @@ EXPECTED = {
     "near_fill_minus_ten": Bug(48, dict.fromkeys({"masked_exact_zero", "fully_masked_row", "dropout_eval",
                                                  "dropout_train", "cross_lengths", "batched_4d", "int_mask",
                                                  "empty_sentence", "dropout_hidden"}, ())),
+    # scores / (1.001 * sqrt(d_k)): 0.1 % off, ten times the tolerance; zeros and row sums stay exact
+    "near_scale_tenth_percent": Bug(28, dict.fromkeys(MASKED - {"masked_exact_zero"} | {"no_mask_unchanged"}, ())),
+    # triu(..., diagonal=2): one step into the future left visible
+    "near_triu_diagonal_2": fails(92.5, SUBSEQUENT_VALUES, "subsequent_diagonal"),
+    # (triu(...) == 0).type(torch.uint8): the right values, the wrong dtype
+    "near_mask_uint8": fails(96, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_uint8"),
+    # attn_shape = (1, 1, size, size): the right values (and it broadcasts), one axis too many
+    "near_mask_4d": Bug(96, dict.fromkeys({"subsequent_mask_shape", "subsequent_mask_hidden"}, ())),
 }

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch05_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from .chapters import Bug, fails
 
 EMBEDDINGS = frozenset({"embeddings_structure", "embeddings_scale", "hidden_embeddings"})
 PE_OUTPUTS = frozenset({"pe_eval", "pe_dropout_train", "hidden_pe", "hidden_pe_dropout"})
@@ -29,4 +29,16 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     # math.log(10001.0): frequencies off by 1e-4 relative, seen at the later positions only
     "near_log_10001": fails(80, {"pe_dropout_train", "hidden_pe"}, "pe_frequencies"),
+    # lut(x) * (1.001 * sqrt(d_model)): 0.1 % off, ten times the tolerance
+    "near_emb_scale_tenth_percent": Bug(75, dict.fromkeys({"embeddings_scale", "hidden_embeddings"}, ())),
+    # nn.Embedding(vocab + 1, d_model): one row too many (the rows it shares are drawn the same)
+    "near_vocab_plus_one": Bug(65, dict.fromkeys(EMBEDDINGS, ())),
+    # zeros(max_len + 1, d_model), arange(0, max_len + 1): the same outputs, a table one row too long
+    "near_max_len_plus_one": Bug(85, dict.fromkeys({"pe_structure"}, ())),
+    # register_buffer("pe", pe, persistent=False): a buffer, but not in the state_dict
+    "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_registered"),
+    # arange(1, max_len + 1): positions counted from 1, every row one position off
+    "near_position_from_1": Bug(50, dict.fromkeys(PE_OUTPUTS, ())),
+    # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off
+    "near_dropout_p": Bug(65, {"pe_structure": ("dropout_module",), **dict.fromkeys(TRAIN, ())}),
 }

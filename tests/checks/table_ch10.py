@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch10_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from .chapters import Bug, fails
 
 SOURCE = frozenset({"src_mask", "src_only", "hidden_src_mask", "hidden_src_only"})
 SHIFT = frozenset({"tgt_shift", "hidden_shift"})
@@ -43,4 +43,14 @@ EXPECTED = {
     "no_staticmethod": fails(20, BATCHES, "no_staticmethod"),  # self.make_std_mask passes self too
     # near misses (issue 27): almost right, and each must still fail
     "near_src_mask_last_axis": fails(75, SOURCE, "src_mask_rows"),  # .unsqueeze(-1): the right values, (B, L, 1)
+    # tgt[:, 1:].reshape(-1): the right tokens, flattened as the loss wants them, not (batch, len - 1)
+    "near_tgt_y_flat": Bug(80, dict.fromkeys(SHIFT, ())),
+    # make_std_mask(self.tgt_y, pad): the padding mask one position off
+    "near_std_mask_on_tgt_y": fails(80, TGT_MASK, "tgt_mask_on_tgt_y"),
+    # make_std_mask returns tgt_mask.unsqueeze(1): the right values with a head axis, (batch, 1, len, len)
+    "near_std_mask_head_axis": Bug(70, dict.fromkeys(TGT_MASK | STD_MASK, ())),
+    # pad=1: the default one token id off
+    "near_default_pad_1": fails(85, {"default_pad", "hidden_src_only"}, "default_pad"),
+    # (self.tgt_y > pad).sum(): right with pad=0, the ids below pad=2 left uncounted
+    "near_ntokens_greater": Bug(92.5, dict.fromkeys(NTOKENS, ())),
 }
