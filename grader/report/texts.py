@@ -52,7 +52,8 @@ SELF_CHECK = (
 SELF_CHECK_NOTEBOOK = (
     "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀의 출력을 장의 본문과 비교하고, "
     "검사 셀마다 통과 여부와 진단이 나옵니다.",
-    "`python -m selfcheck {notebook}` — 노트북 폴더의 터미널에서 공개 검사 표와 진단을 한 번에 봅니다.",
+    "`python -m selfcheck {notebook}` — 노트북을 .py 과제 폴더(`exercises/{chapter}/`, 공통 `_selfcheck/`가 옆에 있는 곳)에 "
+    "두고 그 폴더의 터미널에서 실행하면 공개 검사 표와 진단을 한 번에 봅니다.",
 )
 HIDDEN_CHECKS = ("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
                  "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")
@@ -154,7 +155,7 @@ def instructor(status):
 def self_check(track, chapter_id):
     """The re-check steps of the student's track (a results.json `track`: "notebook", else the .py track)."""
     if track == "notebook":
-        return tuple(step.format(notebook=f"{chapter_id}.ipynb") for step in SELF_CHECK_NOTEBOOK)
+        return tuple(step.format(notebook=f"{chapter_id}.ipynb", chapter=chapter_id) for step in SELF_CHECK_NOTEBOOK)
     return SELF_CHECK
 
 
