@@ -76,7 +76,7 @@ def run(args):
 
 
 def _run(out):
-    from grader.build.pipeline import run as build
+    from grader.publish.pipeline import run as build
     from grader.demo_class import course as demo_course
     from grader.demo_class.pack import roster
 

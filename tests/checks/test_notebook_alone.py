@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from grader import paths
-from grader.build import embedded
+from grader.publish import embedded
 from tests.grading.helpers import filled_notebook
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch01, pytest.mark.slow]

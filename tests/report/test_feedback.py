@@ -6,7 +6,7 @@ from functools import lru_cache
 import pytest
 
 from grader import paths
-from grader.build import regions
+from grader.publish import regions
 from grader.checks import judge_module, references
 from grader.report import page, picture
 from grader.report.results import diagnosis

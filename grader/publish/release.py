@@ -27,15 +27,15 @@ def files(sources):
     with tempfile.TemporaryDirectory(prefix="grader-release-") as course:
         course = Path(course)
         shutil.copy(paths.NBGRADER_CONFIG, course / "nbgrader_config.py")
-        shutil.copytree(paths.GRADER / "build", course / "grader" / "build")  # the config imports the stub text
+        shutil.copytree(paths.GRADER / "publish", course / "grader" / "publish")  # the config imports the stub text
         (course / "grader" / "__init__.py").write_text("")
         for assignment, folder in sources.items():
             for relative, data in folder.items():
-                target = course / "grader" / "source" / assignment / relative
+                target = course / "grader" / "nbgrader_source" / assignment / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
         done = subprocess.run(
-            [sys.executable, "-m", "grader.build.nbgrader_batch", *sources],
+            [sys.executable, "-m", "grader.publish.nbgrader_batch", *sources],
             cwd=course, env=nbgrader_environment(), capture_output=True, text=True, timeout=600,
         )
         if done.returncode != 0:

@@ -1,6 +1,6 @@
 """`nbgrader generate_assignment` for several assignments in one process, so nbgrader's start-up is paid once.
 
-Run by `release.files` in a temporary course: `python -m grader.build.nbgrader_batch ID [ID ...]`. It configures
+Run by `release.files` in a temporary course: `python -m grader.publish.nbgrader_batch ID [ID ...]`. It configures
 nbgrader exactly as its command line does (`GenerateAssignmentApp.initialize`, which reads the course's
 `nbgrader_config.py`), then runs the same converter the command runs, once per assignment, with `--force`.
 """

@@ -2,7 +2,7 @@
 import pytest
 
 from grader import paths
-from grader.build import pipeline, regions
+from grader.publish import pipeline, regions
 from tests.conftest import PYTHON, copy_repo, run
 
 pytestmark = pytest.mark.build

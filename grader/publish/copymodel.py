@@ -74,7 +74,7 @@ def document():
     parameters = {name: {"shape": list(value.shape),
                          "data": [float(f"{x:.7g}") for x in value.float().reshape(-1).tolist()]}
                   for name, value in train(namespace).items()}
-    note = headers.note(f"solutions/{chapter.id}/transformer.py trained by grader/build/copymodel.py")
+    note = headers.note(f"solutions/{chapter.id}/transformer.py trained by grader/publish/copymodel.py")
     return {"_generated": note, "config": {"vocab": trained.VOCAB, **trained.CONFIG, "seed": SEED, "epochs": EPOCHS,
                                            "batches": BATCHES, "batch_size": BATCH_SIZE, "warmup": WARMUP},
             "parameters": parameters}

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from grader import chapters, paths
-from grader.build import drift
+from grader.publish import drift
 from grader.checks import compare
 from tests.conftest import PYTHON, ROOT, committed_copy, copy_repo, git_status, run
 
@@ -167,7 +167,7 @@ def test_grading_does_not_depend_on_where_references_were_built(tmp_path, chapte
 
     elsewhere = copy_repo(tmp_path / "elsewhere")
     target = elsewhere / "grader/reference" / f"{chapter_id}.json"
-    code = ("import sys; from grader import chapters; from grader.build import pipeline, shipping; "
+    code = ("import sys; from grader import chapters; from grader.publish import pipeline, shipping; "
             "sys.stdout.buffer.write(shipping.dump_json(pipeline.reference_document(chapters.find(sys.argv[1]))))")
     built = subprocess.run([PYTHON, "-c", code, chapter], cwd=elsewhere, capture_output=True, timeout=300,
                            env=_env(PYTHONPATH=str(elsewhere), **OTHER_KERNELS))

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from grader import chapters, paths
-from grader.build import codechange, regions
+from grader.publish import codechange, regions
 
 pytestmark = pytest.mark.build
 

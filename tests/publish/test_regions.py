@@ -5,7 +5,7 @@ so a marker that stopped being seen when indented would leave solution lines in 
 """
 import pytest
 
-from grader.build import regions
+from grader.publish import regions
 
 pytestmark = pytest.mark.build
 

@@ -11,13 +11,13 @@ import subprocess
 import pytest
 
 from grader import chapters, paths
-from grader.build import drift, regions
+from grader.publish import drift, regions
 from grader.checks import chapter as load_chapter
 from grader.checks import references
 from grader.checks.bugmodels import KEY, MissingModelResults
 from grader.checks.execute import execute
 from grader.checks.framework import judge
-from tests.build.test_leaks import _lines_of, _meaningful, _student_files
+from tests.publish.test_leaks import _lines_of, _meaningful, _student_files
 from tests.conftest import PYTHON
 
 pytestmark = pytest.mark.build
