@@ -205,7 +205,7 @@ MUTATIONS = [
     Mutation(
         "grades_csv_header_sorted",
         "grades.csv's header lists the checks sorted while each row keeps the contract's order",
-        (("grader/grading/report.py", '"max_score", "status", *names])\n', '"max_score", "status", *sorted(names)])\n'),),
+        (("grader/grading/outputs.py", '"max_score", "status", *names])\n', '"max_score", "status", *sorted(names)])\n'),),
         ("tests/grading/test_gradebook.py::test_gradebook_cells_hold_the_check_scores_of_grades_csv",),
     ),
     Mutation(

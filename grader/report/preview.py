@@ -10,7 +10,7 @@ from grader.checks import chapter, references
 from grader.checks.execute import execute
 from grader.checks.framework import judge
 from grader.checks.loading import SubmissionError, read_source
-from grader.checks.results import gradescope
+from grader.checks.scoresheet import gradescope
 from grader.grading.judging import picture_data
 
 from .picture import declared

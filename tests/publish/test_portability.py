@@ -167,8 +167,8 @@ def test_grading_does_not_depend_on_where_references_were_built(tmp_path, chapte
 
     elsewhere = copy_repo(tmp_path / "elsewhere")
     target = elsewhere / "grader/reference" / f"{chapter_id}.json"
-    code = ("import sys; from grader import chapters; from grader.publish import pipeline, shipping; "
-            "sys.stdout.buffer.write(shipping.dump_json(pipeline.reference_document(chapters.find(sys.argv[1]))))")
+    code = ("import sys; from grader import chapters; from grader.publish import generated, shipping; "
+            "sys.stdout.buffer.write(shipping.dump_json(generated.reference_document(chapters.find(sys.argv[1]))))")
     built = subprocess.run([PYTHON, "-c", code, chapter], cwd=elsewhere, capture_output=True, timeout=300,
                            env=_env(PYTHONPATH=str(elsewhere), **OTHER_KERNELS))
     assert built.returncode == 0, built.stderr

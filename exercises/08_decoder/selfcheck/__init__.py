@@ -68,7 +68,7 @@ def verify(chapter_id, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
     __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
     from . import references, tracks
-    from .results import number
+    from .scoresheet import number
     from .framework import judge, torch_threads
 
     declared = chapter(chapter_id)
