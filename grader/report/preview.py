@@ -11,9 +11,8 @@ from grader.checks.execute import execute
 from grader.checks.framework import judge
 from grader.checks.loading import SubmissionError, read_source
 from grader.checks.scoresheet import gradescope
-from grader.grading.judging import picture_data
 
-from .picture import declared
+from .picture import declared, picture_data
 
 
 def document(chapter_id, path, student_id, submission_id=None):
