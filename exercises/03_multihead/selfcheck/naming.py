@@ -17,11 +17,6 @@ def judge_file(number):
     return f"ch{number}_judge.py"
 
 
-def is_chapter_file(name):
-    """Whether `name` is one chapter's probe or judge file (not the shared framework)."""
-    return CHAPTER_FILE.match(name) is not None
-
-
 def probe_module_name(number):
     """The importable name of chapter `number`'s probe (what the sandbox workers import)."""
     return f"{__package__}.{probe_file(number)[:-3]}"
