@@ -5,11 +5,21 @@ Each chapter NN contributes `chNN_probe.py` (runs next to student code) and `chN
 (judges plain-data traces and declares `CHAPTER`, see `contract.py`). This package is copied, minus
 hidden-test regions and other chapters, into every student folder as `selfcheck/`, so all ways of
 checking run the same code. Its front door: the file-name rule (`naming`), the chapters found
-(`discovery`) and a notebook's `verify()` (`verifying`).
+(`discovery`) and a notebook's `verify()` (`verifying`), each imported on first use: the sandbox
+copies this file without following its imports.
 """
-from .discovery import chapter, chapter_ids, judge_module
-from .naming import CHAPTER_FILE, HERE, judge_file, judge_module_name, probe_file, probe_module_name
-from .verifying import verify
+DISCOVERY = ("chapter", "chapter_ids", "judge_module")
+NAMING = ("CHAPTER_FILE", "HERE", "judge_file", "judge_module_name", "probe_file", "probe_module_name")
 
-__all__ = ["CHAPTER_FILE", "HERE", "chapter", "chapter_ids", "judge_file", "judge_module", "judge_module_name",
-           "probe_file", "probe_module_name", "verify"]
+
+def __getattr__(name):
+    """`grader.checks.chapter`, `.verify`, `.probe_file` … from the module that defines it, imported now."""
+    if name in DISCOVERY:
+        from . import discovery as home
+    elif name in NAMING:
+        from . import naming as home
+    elif name == "verify":
+        from . import verifying as home
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(home, name)
