@@ -113,3 +113,12 @@ def test_no_import_circles(level):
     assert len(edges) > 100, "the reader found too few modules"
     found = circles(edges if level == "modules" else layers(edges))
     assert not found, "import circles: " + "; ".join(" ↔ ".join(group) for group in found)
+
+
+@pytest.mark.parametrize("package", ["grader", "grader/checks"])
+def test_staged_package_front_doors_import_nothing_when_loaded(package):
+    """The sandbox stager copies `grader/` and `grader/checks/` `__init__.py` without following their imports, so a
+    module-level import there would be missing in the sandbox (the worker fails to start)."""
+    tree = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
+    eager = [node.lineno for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not eager, f"{package}/__init__.py imports at load (lines {eager}); import inside a function instead"
