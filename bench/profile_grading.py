@@ -3,7 +3,7 @@
     .venv/bin/python bench/profile_grading.py               # chapter 01, 20 copies of the solution, --jobs 1
     .venv/bin/python bench/profile_grading.py 09 --n 10 --top 40
 
-Runs the batch as `grade` does (collect.Inputs, SandboxPool, Judge, pipeline.grade, Report.add) in this process:
+Runs the batch as `grade` does (collect.Inputs, SandboxPool, Judge, batch.grade, Report.add) in this process:
 one submission first so the pool is warm, then N under cProfile. Prints the wall time per submission, the grader
 process's CPU per submission (judging, JSON, writing results, waiting on the pool), the mean `seconds` the
 sandbox reports (fork to result, the student's code included) and the top functions by cumulative time. The
@@ -35,8 +35,8 @@ def main():
     from grader.grading.collect import Inputs
     from grader.grading.course import Course
     from grader.grading.judging import Judge
-    from grader.grading.pipeline import grade
-    from grader.grading.report import Report
+    from grader.grading.batch import grade
+    from grader.grading.outputs import Report
     from grader.sandbox import SandboxPool
     from grader.sandbox.limits import for_budget
 

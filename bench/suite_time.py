@@ -3,7 +3,7 @@ folders and files (from pytest's JUnit report). CPU time counts every process th
 
     .venv/bin/python bench/suite_time.py                    # the whole suite (`make test` minus ruff)
     .venv/bin/python bench/suite_time.py -m "not slow"      # `make test-fast`
-    .venv/bin/python bench/suite_time.py tests/build --top 20
+    .venv/bin/python bench/suite_time.py tests/publish --top 20
 
 Extra arguments go to pytest. On a busy machine the wall time says little: compare CPU time, or the shares.
 """

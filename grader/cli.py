@@ -52,7 +52,7 @@ def main(argv=None):
 
 def _dispatch(args):
     if args.command == "build":
-        from grader.build.pipeline import run
+        from grader.publish.generated import run
 
         return run(check=args.check, release=not args.no_release)
     if args.command == "check":

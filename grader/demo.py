@@ -76,8 +76,8 @@ def run(args):
 
 
 def _run(out):
-    from grader.build.pipeline import run as build
-    from grader.demo_class import course as demo_course
+    from grader.publish.generated import run as build
+    from grader.demo_class import demo_course
     from grader.demo_class.pack import roster
 
     started = time.monotonic()
@@ -129,7 +129,7 @@ def _run(out):
     t = time.monotonic()
     export = out / "nbgrader-grades.csv"
     exporting = _start(_nbgrader("export", f"--to={export}", "--log-level=WARN"), course)
-    from grader.report.results import load
+    from grader.report.result_files import load
     from grader.report.table import render
 
     _finish("export", exporting)

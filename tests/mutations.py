@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERATED = ("exercises", "release", "grader/source")
+GENERATED = ("exercises", "release", "grader/nbgrader_source")
 sys.path.insert(0, str(ROOT))
 
 
@@ -76,9 +76,9 @@ MUTATIONS = [
     Mutation(
         "reference_drift_ignored",
         "`build --check` ignores drift in grader/reference/*.json (and the selfcheck copies)",
-        (("grader/build/drift.py", "    return is_reference(path) and not differences(on_disk, data, limit=1)\n",
+        (("grader/publish/drift.py", "    return is_reference(path) and not differences(on_disk, data, limit=1)\n",
           "    return is_reference(path)\n"),),
-        ("tests/build/test_portability.py::test_a_real_change_of_the_solution_still_fails_the_check",),
+        ("tests/publish/test_portability.py::test_a_real_change_of_the_solution_still_fails_the_check",),
     ),
     Mutation(
         "half_credit_zero",
@@ -205,7 +205,7 @@ MUTATIONS = [
     Mutation(
         "grades_csv_header_sorted",
         "grades.csv's header lists the checks sorted while each row keeps the contract's order",
-        (("grader/grading/report.py", '"max_score", "status", *names])\n', '"max_score", "status", *sorted(names)])\n'),),
+        (("grader/grading/outputs.py", '"max_score", "status", *names])\n', '"max_score", "status", *sorted(names)])\n'),),
         ("tests/grading/test_gradebook.py::test_gradebook_cells_hold_the_check_scores_of_grades_csv",),
     ),
     Mutation(
@@ -218,8 +218,8 @@ MUTATIONS = [
     Mutation(
         "indented_markers_unseen",
         "solution and hidden-test markers are seen only at the start of a line (an indented region stays in)",
-        (("grader/build/regions.py", "        marker = line.strip()\n", "        marker = line.rstrip()\n"),),
-        ("tests/build/test_regions.py",),
+        (("grader/publish/regions.py", "        marker = line.strip()\n", "        marker = line.rstrip()\n"),),
+        ("tests/publish/test_regions.py",),
     ),
     Mutation(
         "student_cells_dropped",

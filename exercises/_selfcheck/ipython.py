@@ -10,18 +10,20 @@ Jupyter runs `files = !ls` or an indented `%timeit f(x)` because IPython rewrite
 RUN_BODY = {"time", "timeit", "capture", "prun"}
 
 
+class IPythonMissing(Exception):
+    """A cell needs IPython's rewrite but IPython is not installed; the message is Korean, for the student."""
+
+
 def translate(source):
     """The cell as plain Python, rewritten by IPython's TransformerManager (unchanged if IPython is absent and
-    the cell is plain Python already)."""
+    the cell is plain Python already); raise IPythonMissing when it is not."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
         try:
             compile(source, "<cell>", "exec")
         except SyntaxError:
-            from .loading import SubmissionError
-
-            raise SubmissionError(
+            raise IPythonMissing(
                 "노트북 셀에 IPython 문법(%, !)이 있어 IPython이 필요합니다: `pip install ipython` 후 다시 실행하세요."
             ) from None
         return source

@@ -76,8 +76,11 @@ def notebook_source(text):
     written = [(number, cell) for number, cell in enumerate(cells, 1) if _written_by_student(cell)]
     if not written:
         raise SubmissionError("노트북에 코드 셀이 없습니다.")
-    return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell))}".rstrip("\n") + "\n"
-                     for number, cell in written)
+    try:
+        return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell))}".rstrip("\n") + "\n"
+                         for number, cell in written)
+    except ipython.IPythonMissing as error:
+        raise SubmissionError(str(error)) from None
 
 
 CUT_SHORT = ("노트북 파일(.ipynb)이 중간에서 잘려 있습니다(저장이나 업로드가 끝나기 전에 멈춘 것 같습니다). "

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from . import chapter as load_chapter
-from . import chapter_ids, korean, results, runner
+from . import chapter_ids, in_process, korean, scoresheet
 
 PY_FILE = "transformer.py"
 DEFAULT_TIMEOUT = 120  # seconds: the visible checks take a few seconds, torch's import included
@@ -35,14 +35,14 @@ def main(argv=None, chapter=None, default_path=None):
         parser.exit(2, f"{error}\n")
     timer = _time_limit(args.timeout or default_timeout(load_chapter(chapter).budget))
     try:
-        outcome, notes = runner.check(chapter, path, visible_only=not args.hidden)
+        outcome, notes = in_process.check(chapter, path, visible_only=not args.hidden)
     finally:
         timer.cancel()
     if args.json:
-        print(json.dumps(results.gradescope(outcome, {"notes": notes} if notes else None), ensure_ascii=False, indent=2))
+        print(json.dumps(scoresheet.gradescope(outcome, {"notes": notes} if notes else None), ensure_ascii=False, indent=2))
     else:
         declared = load_chapter(chapter)
-        print(results.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes,
+        print(scoresheet.table(outcome, heading=f"{chapter} 자가 점검: {path}", notes=notes,
                             case_texts=tuple(declared.case_texts().values()), bugs=tuple(declared.bugs.values())))
         if not all(r.passed for r in outcome):
             print("\n원인을 읽고 코드를 고친 뒤 다시 실행하세요. 숨겨진 검사는 채점 때 실행됩니다.")

@@ -50,7 +50,7 @@ def bubblewrap_choices():
 def run_sandboxed(submission, judge, settings, limits, use_bwrap):
     """(submission, verdicts, run) of one sandboxed run; every process of the student's account is killed after it."""
     from grader.checks import probe_module_name
-    from grader.grading.pipeline import grade as grade_all
+    from grader.grading.batch import grade as grade_all
     from grader.sandbox import SandboxPool
     from grader.sandbox.processes import kill_uid
 
@@ -70,7 +70,7 @@ def grade(settings):
     """Grade the submission; return the grading document `python -m grader grade` writes for it."""
     from grader.checks import chapter
     from grader.grading.judging import Judge
-    from grader.grading.report import document
+    from grader.grading.outputs import document
     from grader.sandbox import SandboxError
     from grader.sandbox.limits import for_budget
 

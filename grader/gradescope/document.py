@@ -6,9 +6,9 @@ are never included: under a hidden case they could print the hidden inputs.
 """
 import html
 
-from grader.checks.results import number as score_text
+from grader.checks.scoresheet import number as score_text
 
-from . import heatmap
+from . import inline_heatmap
 
 EXTRA_KEYS = ("submission", "status", "sandbox", "seconds")
 
@@ -45,14 +45,14 @@ def _summary(document):
         lines.append(f"<p>{_html(document['output'])}</p>")
     if any(test["visibility"] != "visible" for test in document["tests"]):
         lines.append("<p>숨겨진 검사는 다른 입력으로 채점하며, 입력과 기준 값은 공개하지 않습니다.</p>")
-    picture = heatmap.table(document.get("picture"))
+    picture = inline_heatmap.table(document.get("picture"))
     if picture:
         lines.append(picture)
     return "\n".join(lines)
 
 
 def results_json(document, hidden_visibility, execution_time):
-    """Gradescope's results.json for one graded submission (`document` as `grader.grading.report.document`)."""
+    """Gradescope's results.json for one graded submission (`document` as `grader.grading.outputs.document`)."""
     return {
         "score": document["score"],
         "execution_time": round(execution_time, 1),

@@ -216,7 +216,7 @@ class _Grader:
         self.pool.start()
 
     def grade(self, items):
-        from .pipeline import grade
+        from .batch import grade
 
         received = [_Received(submission_id, data) for submission_id, data in items]
         return [(submission.submission_id, verdicts, run) for submission, verdicts, run in

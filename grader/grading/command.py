@@ -5,7 +5,7 @@ from pathlib import Path
 
 from grader.checks import HERE as CHECKS_DIR
 from grader.checks import judge_file, probe_module_name
-from grader.checks.results import number
+from grader.checks.scoresheet import number
 from grader.report import texts
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -102,7 +102,7 @@ def _write_feedback(out, chapter_id, wall_seconds, similarity=None):
 
 def _grade(submissions, pool, module, limits, out):
     from .progress import Progress
-    from .report import Report
+    from .outputs import Report
 
     from .judging import Judge
 
@@ -110,7 +110,7 @@ def _grade(submissions, pool, module, limits, out):
     if hasattr(pool, "grade"):  # a cluster.Cluster: its workers judge, next to their sandboxes
         graded = pool.grade(submissions)
     else:
-        from .pipeline import grade
+        from .batch import grade
 
         graded = grade(submissions, pool, judge)
     report = Report(out)

@@ -4,7 +4,7 @@ import os
 
 from nbgrader.plugins import CsvExportPlugin
 
-from grader.checks.results import number
+from grader.checks.scoresheet import number
 
 SCORE_COLUMNS = ("raw_score", "late_submission_penalty", "score", "max_score")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grader
 
-from .report import Row
+from .outputs import Row
 
 
 class GradebookProcess:

@@ -1,7 +1,6 @@
 """Judge one sandbox run in the grader process: outcome → check results, plus the student's picture data."""
 import hashlib
 import json
-import math
 import sys
 import traceback
 from collections import OrderedDict
@@ -14,7 +13,6 @@ from grader.sandbox import status as sandbox_status
 UNREADABLE = "unreadable"
 GRADER_ERROR = "grader_error"
 GRADER_ERROR_MESSAGE = "채점기 내부 오류로 이 제출물을 채점하지 못했습니다. 학생의 잘못이 아닐 수 있으니 조교에게 알려 주세요."
-MAX_PICTURE_CELLS = 64 * 64
 CACHE_SIZE = 512  # distinct outcomes remembered: a class repeats the same few bugs (and identical right answers)
 
 STATUS_NAMES = {
@@ -125,29 +123,10 @@ class Judge:
 
     def picture(self, outcome):
         """{"case", "label", "student"}: the student's declared tensor for the feedback page ({} without a picture)."""
-        return picture_data(outcome, self.declaration)
+        return picture.picture_data(outcome, self.declaration)
 
 
 def evidence(run):
     """The tamper evidence lines of a run (at most 50, each at most 300 characters); () when there are none."""
     found = run.result.get("tampered") if run.status == sandbox_status.TAMPERED and isinstance(run.result, dict) else ()
     return tuple(str(line)[:300] for line in found[:50]) if isinstance(found, list) else ()
-
-
-def picture_data(outcome, declaration):
-    """{"case", "label", "student"} for results.json: the declared tensor of the declared case (picture.declared);
-    {} when the chapter declares no picture."""
-    if declaration is None:
-        return {}
-    return {"case": declaration.case, "label": declaration.label, "student": student_picture(outcome, declaration)}
-
-
-def student_picture(outcome, declaration):
-    """The declared tensor of the student's trace on the declared case as nested lists (down to 2-D), or None."""
-    value = picture.select(picture.at(outcome, ("traces", declaration.case, *declaration.where)), declaration.index)
-    if value is None:
-        return None
-    cells = [x for row in value for x in (row if isinstance(row, list) else [row])]
-    if len(cells) > MAX_PICTURE_CELLS or not all(math.isfinite(x) for x in cells):
-        return None
-    return value

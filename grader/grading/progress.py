@@ -2,7 +2,7 @@
 import sys
 import time
 
-from grader.checks.results import number
+from grader.checks.scoresheet import number
 from grader.report.texts import status_word
 
 

@@ -1,7 +1,7 @@
 """The instructor's Korean class report (`report.md`, `report.html`): scores, pass rates, what to re-teach."""
 from pathlib import Path
 
-from grader.checks.results import number
+from grader.checks.scoresheet import number
 
 from . import charts, diagnoses, page, review, similarity, stats, texts
 

@@ -2,9 +2,9 @@
 from collections import Counter
 from functools import lru_cache
 
-from grader.checks.results import known_text, merge_errors, ranked
+from grader.checks.scoresheet import known_text, merge_errors, ranked
 
-from .results import diagnosis
+from .result_files import diagnosis
 
 
 @lru_cache(maxsize=None)
@@ -35,7 +35,7 @@ def topic(line, bugs, cases):
 
 def topics(result, bugs, cases):
     """The distinct topics of one submission's failed checks, ranked as the self-check ranks its causes
-    (`grader.checks.results.ranked`: known bugs first, the generic one only when nothing else was found)."""
+    (`grader.checks.scoresheet.ranked`: known bugs first, the generic one only when nothing else was found)."""
     grouped = {}
     for test in result.failed:
         for line in diagnosis(test).splitlines():

@@ -2,10 +2,10 @@
 from pathlib import Path
 
 from grader.checks.korean import attach
-from grader.checks.results import number
+from grader.checks.scoresheet import number
 
 from . import diagnoses, heatmap, page, picture, texts
-from .results import OK, diagnosis, title
+from .result_files import OK, diagnosis, title
 
 
 def _status_banner(result):

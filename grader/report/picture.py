@@ -1,4 +1,5 @@
-"""What a chapter declares to draw on its feedback pages, the student's matrix from results.json, the public reference.
+"""What a chapter declares to draw on its feedback pages, the student's tensor for results.json and the matrix read back
+from it, the public reference.
 
 A chapter declares `picture=Picture(case, item, label)` in its contract (`grader.checks.contract`): item `item` of the
 result of visible case `case`, called `label` (e.g. `Picture("seed", 1, "p_attn")`), or the tensor at `path` in the
@@ -16,6 +17,7 @@ from grader.checks.contract import Picture
 from . import texts
 
 MAX_SIDE = 40
+MAX_PICTURE_CELLS = 64 * 64  # a larger student tensor is not stored in results.json
 
 
 @dataclass(frozen=True)
@@ -130,3 +132,22 @@ def finite_range(rows):
     """(lowest, highest) finite value of a 2-D list, or None if none is finite."""
     values = [x for row in rows for x in row if math.isfinite(x)]
     return (min(values), max(values)) if values else None
+
+
+def picture_data(outcome, declaration):
+    """{"case", "label", "student"} for results.json: the declared tensor of the declared case (picture.declared);
+    {} when the chapter declares no picture."""
+    if declaration is None:
+        return {}
+    return {"case": declaration.case, "label": declaration.label, "student": student_picture(outcome, declaration)}
+
+
+def student_picture(outcome, declaration):
+    """The declared tensor of the student's trace on the declared case as nested lists (down to 2-D), or None."""
+    value = select(at(outcome, ("traces", declaration.case, *declaration.where)), declaration.index)
+    if value is None:
+        return None
+    cells = [x for row in value for x in (row if isinstance(row, list) else [row])]
+    if len(cells) > MAX_PICTURE_CELLS or not all(math.isfinite(x) for x in cells):
+        return None
+    return value

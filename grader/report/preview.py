@@ -10,10 +10,9 @@ from grader.checks import chapter, references
 from grader.checks.execute import execute
 from grader.checks.framework import judge
 from grader.checks.loading import SubmissionError, read_source
-from grader.checks.results import gradescope
-from grader.grading.judging import picture_data
+from grader.checks.scoresheet import gradescope
 
-from .picture import declared
+from .picture import declared, picture_data
 
 
 def document(chapter_id, path, student_id, submission_id=None):

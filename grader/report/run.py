@@ -3,7 +3,7 @@ import time
 from pathlib import Path
 
 from . import classreport, feedback, nbgrader_feedback, review
-from .results import load, safe_name
+from .result_files import load, safe_name
 
 
 def chapter_id_of(chapter):

@@ -3,7 +3,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from .results import OK, title
+from .result_files import OK, title
 
 BINS = 10
 

@@ -130,15 +130,15 @@ def _graded(chapter_id, path, visible_only):
     import contextlib
     import io
 
-    from grader.checks import runner
+    from grader.checks import in_process
 
     with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
-        return tuple(runner.run(chapter_id, path, visible_only=visible_only))
+        return tuple(in_process.run(chapter_id, path, visible_only=visible_only))
 
 
 def grade(chapter, path, hidden=True):
-    """runner.run of the chapter on `path` (all checks when hidden), cached: a list of CheckResult."""
+    """in_process.run of the chapter on `path` (all checks when hidden), cached: a list of CheckResult."""
     return list(_graded(chapter.id, str(path), not hidden))
 
 

@@ -1,6 +1,6 @@
 """Chapter 02 student material: chapter 01 ships solved, the code change is shown, the commands work.
 
-The `.py` track (exercises/02_masking/), the nbgrader notebooks (grader/source/, release/) and the
+The `.py` track (exercises/02_masking/), the nbgrader notebooks (grader/nbgrader_source/, release/) and the
 `python -m grader check` / `build --check` commands, as a student or an instructor would use them.
 """
 import json
@@ -10,7 +10,7 @@ import re
 import pytest
 
 from grader import chapters, paths
-from grader.build import codechange, regions
+from grader.publish import codechange, regions
 from grader.checks import ch02_judge
 from tests.checks.support import copy_folder
 from tests.conftest import PYTHON, ROOT, run, run_together

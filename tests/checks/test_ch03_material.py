@@ -4,7 +4,7 @@ import re
 import pytest
 
 from grader import paths
-from grader.build import regions
+from grader.publish import regions
 from tests.checks.test_module_chapter_material import demo_output
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch03]

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from grader import paths
-from grader.build import regions
+from grader.publish import regions
 from grader.checks import chapter as load_chapter
 from grader.report import picture
 from tests.checks.test_module_chapter_material import demo_output, results_section

@@ -1,9 +1,9 @@
 """The first cause a student reads names the mistake: for ≥ 90% of each chapter's bug fixtures the first ranked cause
-(`results.causes`, the ranking the self-check and the feedback's "고칠 점" use) holds the table's `first` bug text
+(`scoresheet.causes`, the ranking the self-check and the feedback's "고칠 점" use) holds the table's `first` bug text
 (alone, or with the bugs that occur together with it)."""
 import pytest
 
-from grader.checks import results
+from grader.checks import scoresheet
 
 from .chapters import CHAPTERS, grade
 
@@ -15,7 +15,7 @@ SHARE = 0.9
 def first_cause(chapter, name):
     """The first cause listed for fixture `name` (None when every check passed)."""
     contract = chapter.contract
-    found = results.causes(grade(chapter, chapter.fixture(name)), tuple(contract.case_texts().values()),
+    found = scoresheet.causes(grade(chapter, chapter.fixture(name)), tuple(contract.case_texts().values()),
                            tuple(contract.bugs.values()))
     return found[0][0] if found else None
 

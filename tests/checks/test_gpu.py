@@ -3,7 +3,7 @@ device-neutral code that follows its inputs' device (`.to(x.device)`, `device=x.
 import pytest
 
 from grader import paths
-from grader.checks import runner
+from grader.checks import in_process
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch01]
 
@@ -14,7 +14,7 @@ RETURN = "    return torch.matmul(p_attn, value), p_attn\n"
 def graded(tmp_path, source):
     path = tmp_path / "transformer.py"
     path.write_text(source, encoding="utf-8")
-    return {r.name: r for r in runner.run("01_attention", str(path))}
+    return {r.name: r for r in in_process.run("01_attention", str(path))}
 
 
 def test_cuda_in_a_function_is_explained_in_korean(tmp_path):

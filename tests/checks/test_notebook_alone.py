@@ -6,7 +6,7 @@ import json
 import pytest
 
 from grader import chapters, paths
-from grader.build import embedded, shipping
+from grader.publish import embedded, shipping
 from tests import fixtures
 from tests.checks.support import carried_package, copy_folder
 from tests.grading.helpers import filled_notebook

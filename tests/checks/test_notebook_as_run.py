@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from grader.checks import chapter as load_chapter
-from grader.checks import loading, results, runner, tracks
+from grader.checks import in_process, loading, scoresheet, tracks
 from grader.checks.__main__ import FileChoiceError, default_file, main as selfcheck_main
 from tests.conftest import PYTHON, ROOT
 
@@ -107,7 +107,7 @@ def test_a_helper_in_a_cell_of_its_own_counts(tmp_path, chapter, answer, helper)
     included, passes; the demo and test cells are not run (a broken demo cell changes nothing)."""
     answer = answer if answer is not None else ch02_answer()
     path = student_notebook(tmp_path / f"{chapter}.ipynb", chapter, answer, helper, edit_locked=True)
-    checked, notes = runner.check(chapter, path, visible_only=False)
+    checked, notes = in_process.check(chapter, path, visible_only=False)
     assert [r.name for r in checked if not r.passed] == []
     assert sum(r.score for r in checked) == 100
 
@@ -119,7 +119,7 @@ def test_magics_are_translated_by_ipython_and_skipped_with_a_note(tmp_path):
     source = loading.read_source(path)
     assert "files = get_ipython().getoutput('ls')" in source
     assert "        get_ipython().run_line_magic('timeit', 'my_scores(query, key)')" in source
-    checked, notes = runner.check("01_attention", path)
+    checked, notes = in_process.check("01_attention", path)
     assert all(r.passed for r in checked)
     assert len(notes) == 2 and "`!ls`" in notes[0] and "`%matplotlib inline`" in notes[1]
     assert "건너뜁니다" in notes[0]
@@ -144,12 +144,12 @@ def test_a_typo_names_the_cell_and_line(tmp_path, chapter):
     path = student_notebook(tmp_path / f"{chapter}.ipynb", chapter, answer, helper)
     number = _code_cell_number(path, "answer")
     line = next(n for n, text in enumerate(answer.splitlines(), 1) if "valeu" in text)
-    checked, _ = runner.check(chapter, path, visible_only=False)
+    checked, _ = in_process.check(chapter, path, visible_only=False)
     messages = {r.message for r in checked if not r.passed and "NameError" in r.message}
     expected = (f"실행 중 오류가 났습니다 (NameError: name 'valeu' is not defined, 위에서 {number}번째 코드 셀의 "
                 f"{line}번째 줄: `return torch.matmul(p_attn, valeu), p_attn`).")
     assert messages and all(expected in message for message in messages)
-    causes = [cause for cause, _, _ in results.causes(checked, tuple(load_chapter(chapter).case_texts().values()))]
+    causes = [cause for cause, _, _ in scoresheet.causes(checked, tuple(load_chapter(chapter).case_texts().values()))]
     assert sum("NameError" in cause for cause in causes) == 1
 
 
@@ -158,7 +158,7 @@ def test_a_syntax_error_names_the_cell_line_not_the_joined_source(tmp_path):
     answer = CH01_ANSWER.replace("return torch.matmul(p_attn, value), p_attn", "return torch.matmul(p_attn, value), p_attn)")
     path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", answer, CH01_HELPER)
     line = next(n for n, text in enumerate(answer.splitlines(), 1) if "p_attn)" in text)
-    checked, _ = runner.check("01_attention", path)
+    checked, _ = in_process.check("01_attention", path)
     assert f"위에서 {_code_cell_number(path, 'answer')}번째 코드 셀의 {line}번째 줄" in checked[0].message
     assert "노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지" in checked[0].message
 
@@ -171,7 +171,7 @@ def test_py_track_errors_name_transformer_py_lines(tmp_path):
     path.write_text(stub.replace(f"    {STUB_LINE}\"아직 작성하지 않았습니다: 위의 TODO를 읽고 이 부분을 채워 주세요.\")\n", body),
                     encoding="utf-8")
     line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "scores, value" in text)
-    checked = runner.run("01_attention", path)
+    checked = in_process.run("01_attention", path)
     assert f"transformer.py {line}번째 줄" in checked[0].message
 
 
@@ -179,13 +179,13 @@ def test_stub_diagnosis_fits_the_track(tmp_path):
     """The unfinished stub is told to fill transformer.py (.py) or the answer cell (notebook), once per cause."""
     notebook = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", _release_answer("01_attention"))
     py = ROOT / "exercises" / "01_attention" / "transformer.py"
-    as_notebook, _ = runner.check("01_attention", notebook)
-    as_py, _ = runner.check("01_attention", py)
+    as_notebook, _ = in_process.check("01_attention", notebook)
+    as_py, _ = in_process.check("01_attention", py)
     assert all("답안 셀의 TODO를 채우세요" in r.message and "transformer.py" not in r.message for r in as_notebook)
     assert all("transformer.py의 TODO를 채우세요" in r.message for r in as_py)
     case_texts = ("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))", "d_k=4 점수 분포 입력",
                   "d_k=64 점수 분포 입력", "d_k=512 점수 분포 입력")
-    table = results.table(as_py, case_texts=case_texts)
+    table = scoresheet.table(as_py, case_texts=case_texts)
     assert table.count("TODO를 채우세요") == 1
     assert tracks.worded("transformer.py의 TODO를 채우세요", tracks.PY) == "transformer.py의 TODO를 채우세요"
 
@@ -297,11 +297,11 @@ def test_a_timed_cell_still_defines_its_functions(tmp_path):
     """A helper cell that starts with `%%time` runs its body (the helper exists); `%%writefile` does not run."""
     helper = "%%time\n" + CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
     path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
-    checked, notes = runner.check("01_attention", path)
+    checked, notes = in_process.check("01_attention", path)
     assert all(r.passed for r in checked)
     assert notes == ["`%%time`: IPython 명령은 채점과 자가 점검에서 명령만 건너뛰고 셀의 코드는 실행합니다 (점수에는 영향이 없습니다)."]
     helper = "%%writefile scratch.py\n" + CH01_HELPER
     path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
-    checked, notes = runner.check("01_attention", path)
+    checked, notes = in_process.check("01_attention", path)
     assert not checked[0].passed and "my_scores" in checked[0].message
     assert notes == ["`%%writefile scratch.py`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]

@@ -4,7 +4,7 @@ import types
 
 import pytest
 
-from grader.checks import results
+from grader.checks import scoresheet
 from grader.checks.framework import CheckResult
 from grader.checks.loading import given_code, given_names, module_from_source, student_line
 from tests.conftest import ROOT
@@ -26,19 +26,19 @@ def test_a_known_bug_comes_first_and_the_generic_cause_only_joins_it():
     """Generic, error, then the known bug in check order → the known bug first, the error next, no generic cause; the
     generic check is counted under the first cause."""
     checked = [_failed("a", f"입력 1: {GENERIC}"), _failed("b", ERROR), _failed("c", f"입력 2: {BUG} (자세히)")]
-    found = results.causes(checked, ("입력 1", "입력 2"), bugs=(BUG,))
+    found = scoresheet.causes(checked, ("입력 1", "입력 2"), bugs=(BUG,))
     assert [cause for cause, _, _ in found] == [BUG, ERROR]
     assert found[0][1] == ["c", "a"]
 
 
 def test_the_generic_cause_stays_when_nothing_else_was_found():
-    found = results.causes([_failed("a", GENERIC), _failed("b", GENERIC)], bugs=(BUG,))
+    found = scoresheet.causes([_failed("a", GENERIC), _failed("b", GENERIC)], bugs=(BUG,))
     assert found == [(GENERIC, ["a", "b"], [])]
 
 
 def test_one_bug_is_one_cause_with_every_check_it_explains():
     """The same known bug seen with different details on two checks is listed once."""
-    found = results.causes([_failed("a", f"{BUG} (N=4)"), _failed("b", f"{BUG} (N=3)")], bugs=(BUG,))
+    found = scoresheet.causes([_failed("a", f"{BUG} (N=4)"), _failed("b", f"{BUG} (N=3)")], bugs=(BUG,))
     assert found == [(BUG, ["a", "b"], [])]
 
 
@@ -48,7 +48,7 @@ def test_one_exception_is_one_cause_on_visible_and_hidden_checks():
     visible = f"실행 중 오류가 났습니다 (RuntimeError: element 0 of tensors does not require grad, {where})."
     hidden = f"실행 중 오류가 났습니다 (RuntimeError, {where})."
     other = "실행 중 오류가 났습니다 (RuntimeError, transformer.py 12번째 줄: `x.view(3)`)."
-    found = results.causes([_failed("a", visible), _failed("b", hidden), _failed("c", other)])
+    found = scoresheet.causes([_failed("a", visible), _failed("b", hidden), _failed("c", other)])
     assert found == [(visible, ["a", "b"], []), (other, ["c"], [])]
 
 

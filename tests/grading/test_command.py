@@ -10,7 +10,7 @@ from grader.checks.compare import decode
 from grader.grading.collect import Inputs
 from grader.grading.course import Course
 from grader.grading.judging import Judge
-from grader.grading.pipeline import grade as grade_batch
+from grader.grading.batch import grade as grade_batch
 from grader.sandbox import Limits, SandboxPool
 
 from tests.checks.table_ch01 import EXPECTED

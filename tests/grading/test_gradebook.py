@@ -15,7 +15,7 @@ from grader.checks.execute import execute
 from grader.grading.collect import Submission
 from grader.grading.gradebook_process import GradebookProcess
 from grader.grading.judging import Judge, Verdicts
-from grader.grading.report import Report
+from grader.grading.outputs import Report
 from grader.sandbox import Limits, status
 
 from .helpers import CHAPTER, fixture_path, solution_source

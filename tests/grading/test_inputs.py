@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from grader.checks.loading import SubmissionError
-from grader.grading import archive, report
+from grader.grading import archive, outputs
 from grader.grading.judging import Verdicts
 from grader.grading.collect import Inputs
 from grader.grading.course import Course
@@ -123,7 +123,7 @@ def test_lms_zip_students_duplicates_nested_zips_and_junk(course, tmp_path):
         assert "log_softmax" in found["bob"].read()
         assert [a["timestamp"] for a in found["alice"].superseded] == ["2024-03-01-10-00-00"]
         assert found["bob"].superseded == ()
-        document = report.document(found["alice"], Verdicts([], "ok", {}))
+        document = outputs.document(found["alice"], Verdicts([], "ok", {}))
     assert any("건너뛰었습니다" in note for note in notes)
     said = [note for note in notes if "이전 시도" in note]
     assert len(said) == 1 and "alice" in said[0] and "2024-03-01-10-00-00" in said[0] and "2024-03-03-10-00-00" in said[0]

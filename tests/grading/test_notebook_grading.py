@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from grader.report import diagnoses
-from grader.report.results import Result
+from grader.report.result_files import Result
 from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
 
 from .helpers import grade, results

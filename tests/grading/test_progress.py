@@ -4,7 +4,7 @@ import io
 import pytest
 
 from grader.grading.progress import Progress
-from grader.grading.report import Row
+from grader.grading.outputs import Row
 
 pytestmark = pytest.mark.grading
 

@@ -6,11 +6,11 @@ import types
 
 import pytest
 
-from grader.checks import framework, results
+from grader.checks import framework, scoresheet
 from grader.checks.framework import Verdict
 from grader.grading.export import round_scores
 from grader.grading.progress import Progress
-from grader.grading.report import Report, Row
+from grader.grading.outputs import Report, Row
 from grader.gradescope.document import results_json
 
 pytestmark = pytest.mark.grading
@@ -26,7 +26,7 @@ def thirds():
 
 
 def test_number_has_at_most_two_decimals():
-    assert [results.number(v) for v in (38.3333, 86.6667, 70.0, 2.5, 0.0, 0.004, 99.995)] == \
+    assert [scoresheet.number(v) for v in (38.3333, 86.6667, 70.0, 2.5, 0.0, 0.004, 99.995)] == \
         ["38.33", "86.67", "70", "2.5", "0", "0", "100"]
 
 
@@ -34,11 +34,11 @@ def test_check_scores_are_rounded_and_add_up_to_the_total():
     """A check's score is rounded where it is made; the total is their sum, as every table shows it."""
     found = thirds()
     assert [r.score for r in found] == [6.67, 6.67, 6.67, 70.0]
-    score, max_score = results.total(found)
+    score, max_score = scoresheet.total(found)
     assert (score, max_score) == (90.01, 100.0)
-    document = results.gradescope(found)
+    document = scoresheet.gradescope(found)
     assert document["score"] == pytest.approx(sum(test["score"] for test in document["tests"]), abs=1e-9)
-    text = results.table(found)
+    text = scoresheet.table(found)
     assert "6.67/10" in text and "90.01/100" in text and "6.6667" not in text
 
 

@@ -6,7 +6,7 @@ import pytest
 from grader import paths
 from grader.checks import judge_module, references
 from grader.checks.framework import judge
-from grader.checks.results import gradescope
+from grader.checks.scoresheet import gradescope
 from grader.report import preview, write_all
 from tests import fixtures
 

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from grader.report import classreport, page, texts
-from grader.report.results import diagnosis, load
+from grader.report.result_files import diagnosis, load
 
 from .conftest import BROKEN, GRADED
 from .pngcheck import assert_png

@@ -6,10 +6,10 @@ from functools import lru_cache
 import pytest
 
 from grader import paths
-from grader.build import regions
+from grader.publish import regions
 from grader.checks import judge_module, references
 from grader.report import page, picture
-from grader.report.results import diagnosis
+from grader.report.result_files import diagnosis
 
 from .conftest import BROKEN, CHAPTER, GRADED, INJECTION
 from tests.conftest import floats_in
@@ -134,7 +134,7 @@ def test_the_heatmap_shows_the_public_seed_picture():
 
 
 def _result(documents, student):
-    from grader.report.results import Result
+    from grader.report.result_files import Result
 
     return Result(paths.ROOT / f"{student}.json", documents[student])
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from grader.report import diagnoses, picture, texts
-from grader.report.results import safe_name
+from grader.report.result_files import safe_name
 
 from tests.seams import english_words, entities
 

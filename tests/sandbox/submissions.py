@@ -104,7 +104,7 @@ def peek(repo):
 import os
 repo = {str(repo)!r}
 targets = [repo + "/solutions/01_attention/transformer.py", repo + "/solutions", repo + "/grader/reference",
-           repo + "/grader/source", repo + "/grader/checks", repo + "/.git", repo + "/tests"]
+           repo + "/grader/nbgrader_source", repo + "/grader/checks", repo + "/.git", repo + "/tests"]
 visible = [path for path in targets if os.path.exists(path)]
 try:
     with open(targets[0]) as handle:
