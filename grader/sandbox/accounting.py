@@ -29,12 +29,14 @@ class Accounting:
             self._remove(old, refuge=worker.group)
 
     def accounted(self, result, workers):
-        """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory."""
+        """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory,
+        whichever of its processes the kernel chose (a forked child as much as the runner: the verdict must not depend
+        on the kernel's pick), even when the runner survived to report."""
         result = replace(result, isolation=self.isolation)
         group = self.by_job.pop(result.submission_id, None)
         if group is None:
             return result
-        if result.status != status.OK and group.out_of_memory():
+        if group.out_of_memory():
             result = replace(result, status=status.MEMORY)
         if not any(worker is not None and worker.group is group for worker in workers):
             self._remove(group, timeout=1)
