@@ -148,17 +148,24 @@ class Worker:
 
     def read_errors(self):
         """Keep the end of what the worker wrote on stderr (for SandboxError messages)."""
-        while self.stderr_open and not self.closed:
-            try:
-                chunk = os.read(self.stderr, READ_BYTES)
-            except (BlockingIOError, ValueError, OSError):
-                return
-            if not chunk:
-                self.stderr_open = False
-            self.errors.add(chunk)
+        if not self.closed:
+            drain_stderr(self)
 
 
 _PF_EXITING = 0x4
+
+
+def drain_stderr(handle):
+    """Move what `handle`'s process has written on its (non-blocking) stderr so far into `handle.errors`, the tail
+    kept for SandboxError messages; at end of stream mark it closed."""
+    while handle.stderr_open:
+        try:
+            chunk = os.read(handle.stderr, READ_BYTES)
+        except (BlockingIOError, ValueError, OSError):
+            return
+        if not chunk:
+            handle.stderr_open = False
+        handle.errors.add(chunk)
 
 
 def living(pid):
@@ -225,14 +232,7 @@ class Zygote:
 
     def read_errors(self):
         """Keep the end of what the zygote wrote on stderr."""
-        while self.stderr_open:
-            try:
-                chunk = os.read(self.stderr, READ_BYTES)
-            except (BlockingIOError, ValueError, OSError):
-                return
-            if not chunk:
-                self.stderr_open = False
-            self.errors.add(chunk)
+        drain_stderr(self)
 
     def kill(self):
         """Kill the whole sandbox (bwrap, the zygote and all its workers) and release the pipes."""
