@@ -20,12 +20,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m grader demo
 
+# Two pytest workers (pytest-xdist), each taking whole test files, so a file's module fixtures are built once;
+# session fixtures (builds, demos) are built once per worker. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+
 test: lint
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 # Everything but the end-to-end tests marked slow (nbgrader runs, many processes); one chapter: pytest -m ch02.
 test-fast: lint
-	$(PY) -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
