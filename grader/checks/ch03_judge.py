@@ -46,7 +46,7 @@ BUGS = {
     "no_contiguous": "transpose한 텐서에 바로 view를 불러 RuntimeError가 났습니다. transpose는 메모리 배치를 바꾸지 않고 "
     "보는 순서만 바꾸므로 view 전에 .contiguous()로 메모리를 다시 정렬해야 합니다: "
     "x.transpose(1, 2).contiguous().view(batch, -1, h * d_k).",
-    "no_unsqueeze": "mask에 head 축을 끼우지 않았습니다. (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
+    "no_unsqueeze": "mask의 1번 자리에 head 축을 끼우지 않았습니다(빠뜨렸거나 다른 자리에 끼웠습니다). (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
     "그대로 쓰면 batch 축이 head 축에 맞춰져 문장마다의 padding이 엉뚱한 head에 걸립니다(batch ≠ h면 오류). "
     "forward 맨 앞에서 mask = mask.unsqueeze(1)을 하세요.",
     "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. return self.linears[-1](x)로 "
