@@ -368,8 +368,20 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "디코더 첫 층의 source attention 가중치 그림",
+    "what": "Decoder의 첫 층(layers[0])의 src_attn이 forward에서 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 "
+    "head 0",
+    "missing": "코드가 오류로 끝났거나 첫 층의 src_attn.attn에 (batch, h, target 길이, memory 길이) 가중치가 없습니다",
+    "rows": "target 위치(query)",
+    "columns": "memory 위치(key)",
+    "note": "칸의 숫자는 head 0에서 i번째 target 위치가 encoder memory의 j번째 위치를 참고하는 비율입니다. 행마다 합이 "
+    "1이고, src_mask가 가린 padding 위치의 열은 0이어야 합니다.",
+}
+
 # The feedback picture: layer 0's source attention (target positions × memory positions), batch 0, head 0.
 CHAPTER = Chapter(id="08_decoder", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="decoder_eval", path=("attributes", probe.SOURCE_ATTENTION), index=(0, 0),
-                                  label="layers[0].src_attn.attn"),
+                                  label="layers[0].src_attn.attn", texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

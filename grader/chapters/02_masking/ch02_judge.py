@@ -455,6 +455,15 @@ CHECKS += [
 ### END HIDDEN TESTS
 
 CHAPTER_ID = "02_masking"
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "어텐션 가중치 그림",
+    "rows": "query 토큰",
+    "columns": "key 토큰",
+    "note": "칸의 숫자는 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
+}
+
 # The attention picture of the grading report: the student's p_attn under the causal mask (a triangle).
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(case="causal"),
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="causal", texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

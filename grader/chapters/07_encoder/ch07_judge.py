@@ -394,8 +394,19 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "0번 인코더 층의 self-attention 가중치 그림 (head 0)",
+    "what": "0번 층의 self_attn이 self.attn에 저장한 가중치 중 첫 번째 문장(batch 0)의 head 0",
+    "missing": "코드가 오류로 끝났거나 0번 층의 self_attn이 불리지 않아 self.attn에 가중치가 없습니다",
+    "rows": "query 토큰",
+    "columns": "key 토큰",
+    "note": "칸의 숫자는 head 0에서 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
+    "padding 토큰의 열(마지막 두 열)은 0이어야 합니다.",
+}
+
 # The feedback picture: layer 0's self-attention weights on the padded encoder case, batch 0, head 0.
 CHAPTER = Chapter(id="07_encoder", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="encoder_eval", path=("attributes", "layers.0.self_attn.attn"), index=(0, 0),
-                                  label="layers[0].self_attn.attn"),
+                                  label="layers[0].self_attn.attn", texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

@@ -353,6 +353,17 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "tgt_mask 그림",
+    "what": "Batch가 만든 self.tgt_mask 중 첫 번째 문장(batch 0)",
+    "missing": "코드가 오류로 끝났거나 Batch가 self.tgt_mask를 (batch, 길이, 길이) mask로 만들지 않았습니다",
+    "rows": "query 위치",
+    "columns": "key 위치",
+    "note": "칸이 1이면 i번째 토큰이 j번째 토큰을 볼 수 있고, 0이면 가려집니다. 대각선 위(미래)와 pad인 열이 0이어야 합니다.",
+}
+
 CHAPTER = Chapter(id="10_batching", probe=probe, checks=CHECKS, bugs=BUGS,
-                  picture=Picture(case="pad2", path=("attributes", "tgt_mask"), index=(0,), label="tgt_mask"),
+                  picture=Picture(case="pad2", path=("attributes", "tgt_mask"), index=(0,), label="tgt_mask",
+                                  texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

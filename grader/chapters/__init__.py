@@ -1,7 +1,9 @@
 """The course's chapters: one folder per chapter in `solutions/`, in order, and every file that belongs to one.
 
+A chapter lives in three folders: `solutions/NN_name/` (solution, demo, chapter text), `grader/chapters/NN_name/`
+(its probe and judge, which join the `grader.checks` package) and `tests/chapters/chNN/` (fixtures and expectations).
 `ChapterSource` is the one place (with `grader.checks` for the checks' file names) that knows where a
-chapter's files live: its solution folder, probe, judge and references; `checks` is its loaded contract.
+chapter's files live; `checks` is its loaded contract.
 """
 import re
 from dataclasses import dataclass
@@ -41,12 +43,17 @@ class ChapterSource:
         return self.folder / "chapter.md"
 
     @property
+    def grader_folder(self):
+        """The chapter's grader content: its probe and judge (`grader/chapters/NN_name/`)."""
+        return paths.CHAPTERS / self.id
+
+    @property
     def probe_file(self):
-        return paths.CHECKS / checks_package.probe_file(self.number)
+        return self.grader_folder / checks_package.probe_file(self.number)
 
     @property
     def judge_file(self):
-        return paths.CHECKS / checks_package.judge_file(self.number)
+        return self.grader_folder / checks_package.judge_file(self.number)
 
     @property
     def probe_module(self):

@@ -400,8 +400,20 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "decoder 0번 층 source-attention의 head 0 가중치 그림",
+    "what": "forward 뒤 decoder.layers[0].src_attn.attn 중 두 번째 예시(batch 1)의 head 0",
+    "missing": "코드가 오류로 끝났거나 모델의 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
+    "rows": "target 토큰",
+    "columns": "source 토큰 (memory)",
+    "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
+    "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
+}
+
 # The feedback picture: decoder layer 0's source attention after the forward, the second sentence (3 source
 # tokens of padding), head 0 — rows are target tokens, columns source tokens.
 CHAPTER = Chapter(id="09_model", probe=probe, checks=CHECKS, bugs=BUGS,
-                  picture=Picture(case="forward", path=("attributes", "src_attn"), index=(1, 0), label="src_attn"),
+                  picture=Picture(case="forward", path=("attributes", "src_attn"), index=(1, 0), label="src_attn",
+                                  texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

@@ -343,9 +343,20 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "fill_attention 뒤 decoder 0번 층 source-attention의 head 0 가중치 그림",
+    "what": "fill_attention이 마지막 디코딩 단계에서 decoder.layers[0].src_attn.attn에 남긴 가중치 중 batch 0의 head 0",
+    "missing": "코드가 오류로 끝났거나 fill_attention 뒤 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
+    "rows": "target 위치 (query)",
+    "columns": "source 토큰 (key)",
+    "note": "칸의 숫자는 마지막 디코딩 단계에서 i번째 target 위치가 j번째 source 토큰을 참고하는 비율입니다. 행마다 "
+    "합이 1입니다. 0인 칸이 흩어져 있거나 1/(1 - p)배로 커진 값이 보이면 train 모드(dropout)로 디코딩한 것입니다.",
+}
+
 # The feedback picture: the source attention decoder layer 0 kept after the student's fill_attention (the last
 # decoding step), batch 0, head 0: rows are target positions, columns source tokens; train mode shows as dropout.
 CHAPTER = Chapter(id="14_attention_maps", probe=probe, checks=CHECKS, bugs=BUGS,
                   picture=Picture(case="fill", path=("maps", "decoder.layers.0.src_attn"), index=(0, 0),
-                                  label="fill_attention src_attn"),
+                                  label="fill_attention src_attn", texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

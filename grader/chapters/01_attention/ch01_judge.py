@@ -13,7 +13,7 @@ from . import messages
 from .bugmodels import BugModels, ModelCode
 from .calls import PAIR, changed_inputs, explain_error, named, read_pair, reference_check
 from .compare import close, decode, shape_text
-from .contract import Chapter
+from .contract import Chapter, Picture
 from .framework import Check, Finding, Verdict, each_case
 from .softmax import fitted_scale, scores_spread
 
@@ -453,4 +453,13 @@ CHECKS += [
 ### END HIDDEN TESTS
 
 CHAPTER_ID = "01_attention"
-CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, model_code=MODEL_CODE)
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "어텐션 가중치 그림",
+    "rows": "query 토큰",
+    "columns": "key 토큰",
+    "note": "칸의 숫자는 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
+}
+
+CHAPTER = Chapter(id=CHAPTER_ID, probe=probe, checks=CHECKS, bugs=BUGS, picture=Picture(texts=PICTURE_TEXTS),
+                  model_code=MODEL_CODE)

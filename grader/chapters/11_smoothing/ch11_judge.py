@@ -347,6 +347,18 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "라벨 스무딩의 목표 분포 true_dist 그림",
+    "what": "forward가 self.true_dist에 저장한 목표 분포",
+    "missing": "코드가 오류로 끝났거나 forward가 self.true_dist에 (토큰 수, 어휘 크기) 목표 분포를 저장하지 않았습니다",
+    "rows": "토큰 (target)",
+    "columns": "어휘의 단어",
+    "note": "칸의 숫자는 그 토큰의 목표 확률입니다. 정답 칸은 confidence, 나머지 칸은 smoothing / (size - 2), "
+    "padding 열과 target이 padding인 행은 0입니다. padding이 아닌 행은 합이 1이어야 합니다.",
+}
+
 CHAPTER = Chapter(id="11_smoothing", probe=probe, checks=CHECKS, bugs=BUGS,
-                  picture=Picture(case="ls_demo", path=("attributes", "true_dist"), label="true_dist"),
+                  picture=Picture(case="ls_demo", path=("attributes", "true_dist"), label="true_dist",
+                                  texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)

@@ -332,7 +332,18 @@ CHECKS += [
 ]
 ### END HIDDEN TESTS
 
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "self.attn의 head 0 어텐션 가중치 그림",
+    "what": "forward가 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 head 0",
+    "missing": "코드가 오류로 끝났거나 forward가 self.attn에 (batch, h, query 길이, key 길이) 가중치를 저장하지 않았습니다",
+    "rows": "query 토큰",
+    "columns": "key 토큰",
+    "note": "칸의 숫자는 head 0에서 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
+}
+
 # The feedback picture: the weights the student's forward kept in self.attn on the demo's shapes, batch 0, head 0.
 CHAPTER = Chapter(id="03_multihead", probe=probe, checks=CHECKS, bugs=BUGS,
-                  picture=Picture(case="self_attn", path=("attributes", "attn"), index=(0, 0), label="self.attn"),
+                  picture=Picture(case="self_attn", path=("attributes", "attn"), index=(0, 0), label="self.attn",
+                                  texts=PICTURE_TEXTS),
                   model_code=MODEL_CODE)
