@@ -7,7 +7,7 @@ from grader.checks import verify
 from grader.checks.ch11_judge import BUGS
 from grader.checks.loading import module_from_source, read_source
 
-from .chapters import CHAPTERS
+from tests.checks.chapters import CHAPTERS
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch11]
 

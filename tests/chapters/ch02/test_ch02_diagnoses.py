@@ -3,7 +3,7 @@ import pytest
 
 from grader.checks import ch02_judge
 
-from .chapters import ChapterUnderTest, grade
+from tests.checks.chapters import ChapterUnderTest, grade
 
 pytestmark = pytest.mark.checks
 

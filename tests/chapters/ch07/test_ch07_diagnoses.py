@@ -9,7 +9,7 @@ from grader.checks import chapter as load_chapter
 from grader.checks.compare import close, decode
 from tests.conftest import ROOT
 
-from .chapters import CHAPTERS, grade
+from tests.checks.chapters import CHAPTERS, grade
 
 pytestmark = [pytest.mark.checks, pytest.mark.ch07]
 

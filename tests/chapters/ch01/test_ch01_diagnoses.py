@@ -10,7 +10,7 @@ import pytest
 from grader.checks import ch01_judge, verify
 from grader.checks.loading import module_from_source, read_source
 
-from .chapters import ChapterUnderTest, grade
+from tests.checks.chapters import ChapterUnderTest, grade
 
 pytestmark = pytest.mark.checks
 
