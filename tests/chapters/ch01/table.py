@@ -5,7 +5,7 @@ this table, naming the wrong bug does. Partial-credit scores are pinned exactly.
 """
 from grader.checks import ch01_judge
 
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch01_judge.CHECKS)
 # Groups of checks that one kind of bug typically breaks.

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch02_judge.BUGS`), never retyped. Partial-credi
 """
 from grader.checks import ch02_judge
 
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch02_judge.CHECKS)
 # Checks that pass a mask to attention: a bug in how the mask is applied breaks all of them...

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch03_judge.BUGS`), never retyped.
 """
 from grader.checks import ch03_judge
 
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch03_judge.CHECKS)
 FORWARD = frozenset({"self_attention", "stores_attn", "cross_attention", "padding_mask", "dropout_train",

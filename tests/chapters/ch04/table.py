@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch04_judge.BUGS`), never retyped.
 """
 from grader.checks import ch04_judge
 
-from .chapters import fails
+from tests.checks.chapters import fails
 
 ALL = frozenset(check.name for check in ch04_judge.CHECKS)
 FORWARD = ALL - {"module_structure"}

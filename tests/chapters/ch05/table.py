@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch05_judge.BUGS`), never retyped.
 """
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 EMBEDDINGS = frozenset({"embeddings_structure", "embeddings_scale", "hidden_embeddings"})
 PE_OUTPUTS = frozenset({"pe_eval", "pe_dropout_train", "hidden_pe", "hidden_pe_dropout"})

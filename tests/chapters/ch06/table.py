@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch06_judge.BUGS`), never retyped.
 """
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 NORM_OUTPUTS = frozenset({"ln_fresh", "ln_seeded", "ln_eps", "hidden_ln", "hidden_ln_eps"})
 SUBLAYER_OUTPUTS = frozenset({"sub_eval", "sub_train", "hidden_sub_train"})

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch07_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from tests.checks.chapters import fails
 
 STRUCTURES = frozenset({"layer_structure", "encoder_structure"})
 ENCODER_OUTPUTS = frozenset({"encoder_forward", "encoder_train", "hidden_encoder", "hidden_train"})

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch08_judge.BUGS`), never retyped.
 """
 from grader.checks import ch08_judge
 
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch08_judge.CHECKS)
 STRUCTURES = frozenset({"layer_structure", "decoder_structure"})

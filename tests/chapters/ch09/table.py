@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch09_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from tests.checks.chapters import fails
 
 TRAIN = frozenset({"train", "hidden_train"})
 DECODER = frozenset({"decode", "forward", "hidden_outputs"}) | TRAIN  # everything that runs the decoder's embedding

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch10_judge.BUGS`), never retyped.
 """
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 SOURCE = frozenset({"src_mask", "src_only", "hidden_src_mask", "hidden_src_only"})
 SHIFT = frozenset({"tgt_shift", "hidden_shift"})

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch11_judge.BUGS`), never retyped.
 """
-from .chapters import Bug, fails
+from tests.checks.chapters import Bug, fails
 
 RATES = frozenset({"rate_warmup", "rate_decay", "rate_config", "hidden_rate"})
 WARMUP = frozenset({"rate_warmup", "rate_config", "hidden_rate"})  # the steps before warmup

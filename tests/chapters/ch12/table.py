@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch12_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from tests.checks.chapters import fails
 
 DATA = frozenset({"hidden_data"})
 LOSS = frozenset({"loss_compute", "hidden_loss"})

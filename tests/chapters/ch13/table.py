@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch13_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from tests.checks.chapters import fails
 
 TOKENS = frozenset({"copy_digits", "copy_random", "last_position", "source_mask", "hidden_copy", "hidden_random"})
 RANDOM = frozenset({"last_position", "source_mask", "hidden_random"})  # the random models (start symbols other than 1)

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch14_judge.BUGS`), never retyped.
 """
-from .chapters import fails
+from tests.checks.chapters import fails
 
 GETTERS = frozenset({"getters", "hidden_getters"})
 FILL = frozenset({"fill_attention", "hidden_fill"})
