@@ -83,7 +83,7 @@ MUTATIONS = [
     Mutation(
         "half_credit_zero",
         "a hidden check's half credit (p_attn right, output wrong) becomes zero: query_as_value 74 -> 65",
-        (("grader/checks/ch01_judge.py", "        return Verdict(0.5, evidence.about(case, f\"p_attn",
+        (("grader/chapters/01_attention/ch01_judge.py", "        return Verdict(0.5, evidence.about(case, f\"p_attn",
           "        return Verdict(0.0, evidence.about(case, f\"p_attn"),),
         ("tests/grading/test_gradebook.py::test_grades_csv_has_the_exact_fractional_scores",),
     ),
@@ -155,14 +155,14 @@ MUTATIONS = [
     Mutation(
         "ch11_rate_tolerance",
         "chapter 11's rate tolerance RTOL 1e-4 -> 1e-1: a schedule 5 % too high passes",
-        (("grader/checks/ch11_judge.py", "RTOL = 1e-4  # relative", "RTOL = 1e-1  # relative"),),
+        (("grader/chapters/11_smoothing/ch11_judge.py", "RTOL = 1e-4  # relative", "RTOL = 1e-1  # relative"),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch11-near_rate_5_percent_high]",),
     ),
     Mutation(
         "ch13_any_shape",
         "chapter 13 reshapes the student's tokens to (1, -1): greedy_decode returning ys[0] (1-D) passes",
-        (("grader/checks/ch13_judge.py", "    tokens = decode(result).to(torch.long)\n",
+        (("grader/chapters/13_decoding/ch13_judge.py", "    tokens = decode(result).to(torch.long)\n",
           "    tokens = decode(result).to(torch.long).reshape(1, -1)\n"),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch13-near_ys_one_dimensional]",),
@@ -170,7 +170,7 @@ MUTATIONS = [
     Mutation(
         "ch07_attn_missing_accepted",
         "chapter 07's pad_attention accepts a MultiHeadedAttention that never stores self.attn",
-        (("grader/checks/ch07_judge.py", '    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None\n',
+        (("grader/chapters/07_encoder/ch07_judge.py", '    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None\n',
           '    if stored.get("kind") != "tensor":\n        return Verdict.of(None)\n    problem = None\n'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch07-near_attn_not_stored]",),
@@ -178,7 +178,7 @@ MUTATIONS = [
     Mutation(
         "ch12_gradients_unchecked",
         "chapter 12's loss_compute skips the generator's gradients: right values with wrong gradients pass",
-        (("grader/checks/ch12_judge.py",
+        (("grader/chapters/12_training/ch12_judge.py",
           '        if given.get("kind") != "tensor" or not close(decode(given), decode(grad)):\n',
           '        if False:\n'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
@@ -257,7 +257,7 @@ def copy_of_repository(target):
 def generated_copies(repo, path, old):
     """The generated copies of a chapter checks module (exercises/_selfcheck/ or a chapter's exercises/NN/selfcheck/)
     that hold `old` as the module does: a rebuild would carry the mutation into them, so it must not show as drift."""
-    if not path.startswith("grader/checks/"):
+    if not path.startswith(("grader/checks/", "grader/chapters/")):
         return []
     name = Path(path).name
     return [copy for top in GENERATED for copy in sorted((repo / top).rglob(name))

@@ -7,9 +7,17 @@ hidden-test regions and other chapters, into every student folder as `selfcheck/
 checking run the same code. Its front door: the file-name rule (`naming`), the chapters found
 (`discovery`) and a notebook's `verify()` (`verifying`), each imported on first use: the sandbox
 copies this file without following its imports.
+
+In the repository each chapter's probe and judge live with the chapter, in `grader/chapters/NN_name/`; those folders
+join this package's `__path__` here, as a student's `selfcheck/` joins its chapter folder to `_selfcheck/`.
 """
+from pathlib import Path as _Path
+
+_CHAPTER_FOLDERS = _Path(__file__).resolve().parent.parent / "chapters"
+if _CHAPTER_FOLDERS.is_dir():
+    __path__ += sorted(str(folder) for folder in _CHAPTER_FOLDERS.glob("[0-9][0-9]_*") if folder.is_dir())
 DISCOVERY = ("chapter", "chapter_ids", "judge_module")
-NAMING = ("CHAPTER_FILE", "HERE", "judge_file", "judge_module_name", "probe_file", "probe_module_name")
+NAMING = ("CHAPTER_FILE", "HERE", "FOLDERS", "find", "judge_file", "judge_module_name", "probe_file", "probe_module_name")
 
 
 def __getattr__(name):

@@ -4,10 +4,18 @@ import re
 import sys
 from pathlib import Path
 
+# The package's folders, its `__path__`: in the repository `grader/checks/` and every `grader/chapters/NN_name/`; in a
+# student's copy the chapter's `selfcheck/` (its probe and judge) and the shared `_selfcheck/`.
+FOLDERS = tuple(Path(folder).resolve() for folder in sys.modules[__package__].__path__)
 # The package's own folder, its first `__path__` entry: `grader/checks/`, or in a student's copy the chapter's
-# `selfcheck/` (its probe and judge), never `exercises/_selfcheck/` where this module's file lies.
-HERE = Path(sys.modules[__package__].__path__[0]).resolve()
+# `selfcheck/`, never `exercises/_selfcheck/` where this module's file lies.
+HERE = FOLDERS[0]
 CHAPTER_FILE = re.compile(r"^ch(\d\d)_(probe|judge)\.py$")
+
+
+def find(file_name):
+    """The path of `file_name` in the first of the package's folders that holds it, or None."""
+    return next((folder / file_name for folder in FOLDERS if (folder / file_name).is_file()), None)
 
 
 def probe_file(number):

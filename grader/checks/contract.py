@@ -44,6 +44,9 @@ class Picture:
     label: str = "p_attn"
     path: tuple = ()  # keys into the case's trace; empty: ("result", "items", item)
     index: tuple = ()  # leading indices; further leading axes take their first element
+    # How the page names it, in Korean: {title, rows, columns, note, what, missing}; a key left out is spelled from
+    # the label.
+    texts: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def where(self):

@@ -3,8 +3,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.checks import HERE as CHECKS_DIR
-from grader.checks import judge_file, probe_module_name
+from grader.checks import find, judge_file, probe_module_name
 from grader.checks.scoresheet import number
 from grader.report import texts
 
@@ -15,7 +14,7 @@ def run(args):
     """Grade every submission found in args.paths; write results; return the exit status."""
     started = time.monotonic()
     number = str(args.chapter)[:2]
-    if not (number.isdigit() and (CHECKS_DIR / judge_file(number)).exists()):
+    if not (number.isdigit() and find(judge_file(number))):
         print(f"알 수 없는 장입니다: {args.chapter}", file=sys.stderr)
         return EXIT_USAGE
     if args.jobs < 1:

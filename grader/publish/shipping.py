@@ -3,7 +3,7 @@ import ast
 import json
 
 from grader import paths
-from grader.checks import references
+from grader.checks import find, references
 from grader.sandbox.staging import data_files
 
 from . import headers
@@ -19,13 +19,13 @@ ENTRY_MODULES = ("__init__.py", "__main__.py", "friendly.py")
 
 
 def _relative_imports(name):
-    """The sibling modules `grader/checks/<name>` imports (`from . import x`, `from .x import y`), anywhere in it."""
+    """The sibling modules module file `name` of `grader.checks` imports (`from . import x`, `from .x import y`)."""
     found = set()
-    for node in ast.walk(ast.parse((paths.CHECKS / name).read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(find(name).read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             candidates = [node.module] if node.module else [alias.name for alias in node.names]
             found.update(f"{module.split('.')[0]}.py" for module in candidates)
-    return {module for module in found if (paths.CHECKS / module).is_file()}
+    return {module for module in found if find(module)}
 
 
 def shipped_modules(chapter):
@@ -46,9 +46,9 @@ def files(chapter, reference_document, generated=None):
     when this build made it)."""
     out = {}
     for name in shipped_modules(chapter):
-        source = paths.CHECKS / name
+        source = find(name)
         text = remove_models(remove_hidden(source.read_text(encoding="utf-8")))
-        out[f"{PACKAGE}/{name}"] = (headers.python(f"grader/checks/{name}") + text).encode()
+        out[f"{PACKAGE}/{name}"] = (headers.python(source.relative_to(paths.ROOT).as_posix()) + text).encode()
         for data in data_files(f"grader.checks.{name[:-3]}"):
             out[f"{PACKAGE}/{data.name}"] = (generated or {}).get(data) or data.read_bytes()
     probe = chapter.checks.probe

@@ -26,8 +26,9 @@ class Declaration(Picture):
 
     @property
     def wording(self):
-        """{title, rows, columns, note, what, missing}: how the page names the picture and its axes (texts.PICTURES)."""
-        return texts.picture(self.label)
+        """{title, rows, columns, note, what, missing}: how the page names the picture and its axes (the chapter's
+        `Picture.texts` over generic wording)."""
+        return texts.picture(self.label, self.texts)
 
 
 @lru_cache(maxsize=None)

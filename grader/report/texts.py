@@ -58,77 +58,6 @@ SELF_CHECK_NOTEBOOK = (
 HIDDEN_CHECKS = ("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
                  "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")
 
-# How a feedback picture is named and explained, by the label a chapter declares (picture.Declaration).
-PICTURES = {
-    "p_attn": {
-        "title": "어텐션 가중치 그림",
-        "rows": "query 토큰",
-        "columns": "key 토큰",
-        "note": "칸의 숫자는 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
-    },
-    "self.attn": {
-        "title": "self.attn의 head 0 어텐션 가중치 그림",
-        "what": "forward가 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 head 0",
-        "missing": "코드가 오류로 끝났거나 forward가 self.attn에 (batch, h, query 길이, key 길이) 가중치를 저장하지 않았습니다",
-        "rows": "query 토큰",
-        "columns": "key 토큰",
-        "note": "칸의 숫자는 head 0에서 i번째 query 토큰이 j번째 key 토큰을 참고하는 비율입니다. 행마다 합이 1이어야 합니다.",
-    },
-    "layers[0].self_attn.attn": {
-        "title": "0번 인코더 층의 self-attention 가중치 그림 (head 0)",
-        "what": "0번 층의 self_attn이 self.attn에 저장한 가중치 중 첫 번째 문장(batch 0)의 head 0",
-        "missing": "코드가 오류로 끝났거나 0번 층의 self_attn이 불리지 않아 self.attn에 가중치가 없습니다",
-        "rows": "query 토큰",
-        "columns": "key 토큰",
-        "note": "칸의 숫자는 head 0에서 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
-        "padding 토큰의 열(마지막 두 열)은 0이어야 합니다.",
-    },
-    "layers[0].src_attn.attn": {
-        "title": "디코더 첫 층의 source attention 가중치 그림",
-        "what": "Decoder의 첫 층(layers[0])의 src_attn이 forward에서 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 "
-        "head 0",
-        "missing": "코드가 오류로 끝났거나 첫 층의 src_attn.attn에 (batch, h, target 길이, memory 길이) 가중치가 없습니다",
-        "rows": "target 위치(query)",
-        "columns": "memory 위치(key)",
-        "note": "칸의 숫자는 head 0에서 i번째 target 위치가 encoder memory의 j번째 위치를 참고하는 비율입니다. 행마다 합이 "
-        "1이고, src_mask가 가린 padding 위치의 열은 0이어야 합니다.",
-    },
-    "src_attn": {
-        "title": "decoder 0번 층 source-attention의 head 0 가중치 그림",
-        "what": "forward 뒤 decoder.layers[0].src_attn.attn 중 두 번째 예시(batch 1)의 head 0",
-        "missing": "코드가 오류로 끝났거나 모델의 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
-        "rows": "target 토큰",
-        "columns": "source 토큰 (memory)",
-        "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
-        "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
-    },
-    "fill_attention src_attn": {
-        "title": "fill_attention 뒤 decoder 0번 층 source-attention의 head 0 가중치 그림",
-        "what": "fill_attention이 마지막 디코딩 단계에서 decoder.layers[0].src_attn.attn에 남긴 가중치 중 batch 0의 head 0",
-        "missing": "코드가 오류로 끝났거나 fill_attention 뒤 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
-        "rows": "target 위치 (query)",
-        "columns": "source 토큰 (key)",
-        "note": "칸의 숫자는 마지막 디코딩 단계에서 i번째 target 위치가 j번째 source 토큰을 참고하는 비율입니다. 행마다 "
-        "합이 1입니다. 0인 칸이 흩어져 있거나 1/(1 - p)배로 커진 값이 보이면 train 모드(dropout)로 디코딩한 것입니다.",
-    },
-    "tgt_mask": {
-        "title": "tgt_mask 그림",
-        "what": "Batch가 만든 self.tgt_mask 중 첫 번째 문장(batch 0)",
-        "missing": "코드가 오류로 끝났거나 Batch가 self.tgt_mask를 (batch, 길이, 길이) mask로 만들지 않았습니다",
-        "rows": "query 위치",
-        "columns": "key 위치",
-        "note": "칸이 1이면 i번째 토큰이 j번째 토큰을 볼 수 있고, 0이면 가려집니다. 대각선 위(미래)와 pad인 열이 0이어야 합니다.",
-    },
-    "true_dist": {
-        "title": "라벨 스무딩의 목표 분포 true_dist 그림",
-        "what": "forward가 self.true_dist에 저장한 목표 분포",
-        "missing": "코드가 오류로 끝났거나 forward가 self.true_dist에 (토큰 수, 어휘 크기) 목표 분포를 저장하지 않았습니다",
-        "rows": "토큰 (target)",
-        "columns": "어휘의 단어",
-        "note": "칸의 숫자는 그 토큰의 목표 확률입니다. 정답 칸은 confidence, 나머지 칸은 smoothing / (size - 2), "
-        "padding 열과 target이 padding인 행은 0입니다. padding이 아닌 행은 합이 1이어야 합니다.",
-    },
-}
 PICTURE_DEFAULT = {"title": "결과 그림", "rows": "행", "columns": "열", "note": "칸의 숫자는 돌려준 값입니다."}
 
 
@@ -159,7 +88,8 @@ def self_check(track, chapter_id):
     return SELF_CHECK
 
 
-def picture(label):
-    """{title, rows, columns, note} for a declared picture label (a generic wording for unknown labels)."""
-    generic = {**PICTURE_DEFAULT, "title": f"{PICTURE_DEFAULT['title']} ({label})"}
-    return {**_picture_default(label), **PICTURES.get(label, generic)}
+def picture(label, declared=None):
+    """{title, rows, columns, note, what, missing} for a picture called `label`: the chapter's own wording
+    (`declared`, its `Picture.texts`) over a generic one spelled from the label."""
+    generic = {**PICTURE_DEFAULT, "title": f"{PICTURE_DEFAULT['title']} ({label})"} if not declared else PICTURE_DEFAULT
+    return {**_picture_default(label), **generic, **(declared or {})}

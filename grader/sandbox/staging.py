@@ -15,14 +15,27 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ROOT_PACKAGE = "grader"
 ALWAYS = ("grader.checks.execute",)
+CHECKS_PACKAGE = "grader.checks"
+CHAPTER_FOLDERS = REPO_ROOT / "grader" / "chapters"
+
+
+def _package_folders(package):
+    """The folders of `package` ("grader.checks"): its own, and for `grader.checks` every chapter folder that joins
+    it (see `grader/checks/__init__.py`)."""
+    own = REPO_ROOT.joinpath(*package.split("."))
+    if package != CHECKS_PACKAGE:
+        return [own]
+    return [own, *sorted(p for p in CHAPTER_FOLDERS.glob("[0-9][0-9]_*") if p.is_dir())]
 
 
 def module_path(name):
     """The repository file of module `name` (a package's `__init__.py`), or None."""
-    base = REPO_ROOT.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
+    parent, _, last = name.rpartition(".")
+    folders = _package_folders(parent) if parent else [REPO_ROOT]
+    for folder in folders:
+        for candidate in (folder / f"{last}.py", folder / last / "__init__.py"):
+            if candidate.is_file():
+                return candidate
     return None
 
 
@@ -97,8 +110,11 @@ def stage(destination, probe_module):
     destination.mkdir(mode=0o755, parents=True, exist_ok=True)
     destination.chmod(0o755)
     for name in needed_modules(probe_module):
-        for source in (module_path(name), *data_files(name)):
-            target = destination / source.relative_to(REPO_ROOT)
+        path = module_path(name)
+        # Staged where the module's name says (a chapter's probe joins `grader/checks/` there): one flat package.
+        home = destination.joinpath(*name.split(".")[:-1]) if path.name != "__init__.py" else destination.joinpath(*name.split("."))
+        for source in (path, *data_files(name)):
+            target = home / source.name
             for directory in reversed(target.relative_to(destination).parents[:-1]):
                 (destination / directory).mkdir(mode=0o755, exist_ok=True)
                 (destination / directory).chmod(0o755)

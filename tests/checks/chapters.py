@@ -1,7 +1,7 @@
 """The chapters under test: where each one's fixtures, solution, stub and expectations table are.
 
-Adding a chapter's tests = its fixtures, patches `tests/fixtures/chNN/<name>.diff` against the chapter's solution
-(correct ones named `ok_*`, near misses `near_*`), and one expectations table `tests/checks/table_chNN.py` (`EXPECTED`:
+Adding a chapter's tests = its fixtures, patches `tests/chapters/chNN/fixtures/<name>.diff` against the chapter's solution
+(correct ones named `ok_*`, near misses `near_*`), and one expectations table `tests/chapters/chNN/table.py` (`EXPECTED`:
 bug fixture → `Bug`). Add a fixture from an edited copy of the solution with
 `python -m tests.fixtures.make_patch chNN NAME EDITED.py`; the tests read the materialised `.py` files
 (`ChapterUnderTest.fixtures`, `fixture(name)`, or `tests.fixtures.path("chNN", name)`).
@@ -67,7 +67,7 @@ class ChapterUnderTest:
 
     @property
     def fixture_names(self):
-        """Every fixture's name: one per patch `tests/fixtures/chNN/<name>.diff`."""
+        """Every fixture's name: one per patch `tests/chapters/chNN/fixtures/<name>.diff`."""
         return sorted(patch.stem for patch in fixture_patches.patch_files(self.marker))
 
     @property
@@ -90,7 +90,7 @@ class ChapterUnderTest:
     @property
     def expected(self):
         """The chapter's one expectations table: {bug fixture: Bug}."""
-        return importlib.import_module(f"tests.checks.table_{self.marker}").EXPECTED
+        return importlib.import_module(f"tests.chapters.{self.marker}.table").EXPECTED
 
     @property
     def correct(self):

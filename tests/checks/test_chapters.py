@@ -1,7 +1,7 @@
 """Every chapter, the same tests: its contract, its points, its fixtures' scores and diagnoses, hidden values kept.
 
 Parametrised over `chapters.CHAPTERS` and marked per chapter (`pytest -m ch01`). A chapter's own material
-is its fixtures and its expectations table (`table_chNN.py`); nothing here names a chapter.
+is its fixtures and its expectations table (`tests/chapters/chNN/table.py`); nothing here names a chapter.
 """
 import json
 import re
@@ -115,7 +115,7 @@ def test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis(ch
 
 @pytest.mark.parametrize("chapter", each_chapter())
 def test_every_fixture_is_in_the_table(chapter):
-    """Every patch in tests/fixtures/chNN is a correct variant (ok_*) or a bug fixture of the table, and vice versa."""
+    """Every patch in tests/chapters/chNN/fixtures is a correct variant (ok_*) or a bug fixture of the table, and vice versa."""
     on_disk = set(chapter.fixture_names)
     assert on_disk - {path.stem for path in chapter.correct} == set(chapter.expected)
     assert all(key in chapter.contract.bugs for bug in chapter.expected.values() for keys in bug.diagnoses.values()

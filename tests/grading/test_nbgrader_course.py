@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.table_ch01 import EXPECTED
+from tests.chapters.ch01.table import EXPECTED
 from tests.checks.test_notebook_as_run import CH01_ANSWER, CH01_HELPER, student_notebook
 from tests.conftest import expected_sandbox
 

@@ -28,7 +28,7 @@ WITH_MODELS = [c.id for c in chapters.all_chapters() if load_chapter(c.id).model
 
 
 def _judge_text(chapter_id):
-    return (paths.CHECKS / f"ch{chapter_id[:2]}_judge.py").read_text(encoding="utf-8")
+    return chapters.find(chapter_id).judge_file.read_text(encoding="utf-8")
 
 
 def _region_names(text):
@@ -96,7 +96,7 @@ def test_no_bug_model_line_reaches_students(chapter_id):
     stub module (earlier chapters ship solved, e.g. chapter 02's `attention` in chapter 03's models)."""
     text = _judge_text(chapter_id)
     stub = (paths.EXERCISES / chapter_id / "transformer.py").read_text(encoding="utf-8")
-    public = {line.strip() for path in paths.CHECKS.glob("*.py")
+    public = {line.strip() for path in paths.check_modules()
               for line in regions.remove_models(regions.remove_hidden(path.read_text(encoding="utf-8"))).splitlines()}
     public |= {line.strip() for line in stub.splitlines()}
     secret = _meaningful(regions.region_lines(text, "models")) - public

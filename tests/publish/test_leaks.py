@@ -33,7 +33,7 @@ def _secret(text, kind):
 def _hidden_lines():
     """Hidden-region lines of every checks module and source notebook, minus any line that also stands
     in public code somewhere (e.g. `def judge(evidence):` in another chapter's visible checks)."""
-    texts = [path.read_text(encoding="utf-8") for path in sorted(paths.CHECKS.glob("*.py"))]
+    texts = [path.read_text(encoding="utf-8") for path in paths.check_modules()]
     for path in sorted(paths.NBGRADER_SOURCE.glob("*/*.ipynb")):
         texts += ["".join(cell["source"]) for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
     public = {line.strip() for text in texts for line in regions.remove_hidden(text).splitlines()}

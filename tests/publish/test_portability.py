@@ -21,7 +21,7 @@ from tests.conftest import PYTHON, ROOT, committed_copy, copy_repo, git_status, 
 pytestmark = pytest.mark.build
 
 OTHER_KERNELS = {"ATEN_CPU_CAPABILITY": "default"}
-# A correct answer and mistakes that lose some or all points, per chapter (the fixtures tests/fixtures/chNN/<name>.diff).
+# A correct answer and mistakes that lose some or all points, per chapter (the fixtures tests/chapters/chNN/fixtures/<name>.diff).
 GRADED = {
     "01": ["divide_by_dk", "half_dk", "no_scale", "query_as_value", "ok_einsum"],
     "12": ["no_zero_grad", "accum_ignored", "loss_not_divided", "ok_rewritten"],  # a few Adam steps

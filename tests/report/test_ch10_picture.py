@@ -5,7 +5,8 @@ import json
 import pytest
 
 from grader import paths
-from grader.report import heatmap, texts
+from grader.checks import chapter
+from grader.report import heatmap
 from tests import fixtures
 
 from .conftest import graded_chapter
@@ -47,7 +48,7 @@ def test_the_solutions_tgt_mask_is_the_reference(graded_10):
     assert (mine, reference_caption) == ("내 tgt_mask", "기준 tgt_mask")
     assert student == reference == _public_sentence_0()
     assert [row[4:] for row in reference] == [["0.000", "0.000"]] * 6
-    assert texts.PICTURES["tgt_mask"]["title"] in page
+    assert chapter("10").picture.texts["title"] in page
 
 
 def test_a_mask_without_padding_shows_the_pad_columns(graded_10):

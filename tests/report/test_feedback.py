@@ -161,7 +161,7 @@ def _hidden_numbers():
 
 def _hidden_code_lines():
     lines = set()
-    for path in sorted(paths.CHECKS.glob("*.py")):
+    for path in paths.check_modules():
         text = path.read_text(encoding="utf-8")
         lines |= {line.strip() for line in regions.region_lines(text, "hidden") if len(line.strip()) > 12}
     return lines

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from grader import paths
-from grader.report import heatmap, picture, texts
+from grader.checks import chapter
+from grader.report import heatmap, picture
 
 from .conftest import CHAPTER_03, CHAPTER_04
 from .test_feedback import _heatmaps
@@ -58,7 +59,7 @@ def test_chapter_03_page_draws_the_students_self_attn_and_the_reference(graded_0
     assert student == _written(recorded["student"])
     assert reference == _written(_public_head_0())
     assert student != reference
-    assert texts.PICTURES["self.attn"]["title"] in page
+    assert chapter("03").picture.texts["title"] in page
     assert "self-attention 입력 (2, 6, 32), h=4" in page
 
 

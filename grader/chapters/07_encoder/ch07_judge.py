@@ -1,0 +1,412 @@
+"""Chapter 07 checks: `EncoderLayer` (self-attention then feed-forward, each in its own SublayerConnection) and
+`Encoder` (N deep copies of the layer, then a final LayerNorm).
+
+Judge side. Structures are compared with the solution's (`module_judge`); shared weights are named by where
+they are shared (between layers: `[layer] * N` or a shallow copy; between the two sublayers: one
+SublayerConnection for both). Outputs are compared with the reference's; a wrong one names the most likely
+bug by running "bug models" — an encoder computed from the probe's seeded weights with small functional
+pieces, with the mask left out, the sublayers swapped, one sublayer used twice, no final norm, … — on the
+same weights, input and RNG seed as the probe, and matching the student's numbers.
+"""
+import functools
+import math
+
+import torch
+import torch.nn.functional as F
+
+from . import ch07_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels, ModelCode
+from .calls import explain_error
+from .compare import decode
+from .contract import Chapter, Picture
+from .framework import Check, Verdict
+from .module_judge import same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(07)"),
+    "not_module": "EncoderLayer와 Encoder는 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
+    "__init__에서 super().__init__()을 부르세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "dropout_rate": "SublayerConnection을 만들 때 생성자의 dropout을 넘기세요: clones(SublayerConnection(size, dropout), 2).",
+    "layers_shared": "Encoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 N번 "
+    "담을 뿐이라 N층이 아니라 한 층을 N번 지나는 셈이 됩니다. self.layers = clones(layer, N)처럼 copy.deepcopy로 "
+    "층마다 따로 복사하세요.",
+    "layers_list": "self.layers가 nn.ModuleList가 아닌 그냥 list입니다. 층의 parameter가 등록되지 않습니다. "
+    "clones(layer, N)을 쓰세요.",
+    "no_final_norm": "Encoder의 마지막 정규화가 없습니다. 6장의 pre-norm에서는 마지막 층의 출력이 정규화되지 않은 채 "
+    "나오므로, self.norm = LayerNorm(layer.size)를 만들고 모든 층을 지난 뒤 return self.norm(x)로 돌려주세요.",
+    "mask_not_passed": "self-attention에 mask를 넘기지 않았습니다. 그러면 padding 토큰도 어텐션을 받아, padding의 값이 "
+    "다른 토큰의 출력을 바꿉니다. lambda x: self.self_attn(x, x, x, mask)처럼 mask를 넘기세요.",
+    "sublayers_swapped": "어텐션과 피드포워드의 순서가 바뀌었습니다. 인코더 층은 먼저 self-attention(sublayer[0]), "
+    "그다음 피드포워드(sublayer[1])입니다.",
+    "sublayer_indices_swapped": "sublayer[0]과 sublayer[1]을 바꿔 썼습니다. 순서는 맞지만 self-attention은 "
+    "sublayer[0], 피드포워드는 sublayer[1]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
+    "sublayer_reused": "SublayerConnection 하나를 어텐션과 피드포워드에 함께 썼습니다. 두 부분층은 LayerNorm과 dropout을 "
+    "따로 가집니다: self.sublayer = clones(SublayerConnection(size, dropout), 2)로 두 개를 만들고, 어텐션에는 "
+    "sublayer[0], 피드포워드에는 sublayer[1]을 쓰세요.",
+    "layers_not_chained": "층의 출력을 다음 층에 넘기지 않았습니다. for layer in self.layers: x = layer(x, mask)처럼 "
+    "x를 바꿔 가며 층을 차례로 통과시키세요.",
+    "size_missing": "EncoderLayer에 self.size가 없습니다. Encoder는 layer.size로 마지막 LayerNorm의 크기를 정하므로 "
+    "__init__에서 self.size = size로 저장하세요.",
+    "sublayer_function": "SublayerConnection의 두 번째 인자는 x 하나를 받는 함수입니다. self-attention은 "
+    "lambda x: self.self_attn(x, x, x, mask)로 감싸 넘기고, 피드포워드는 self.feed_forward를 그대로 넘기세요.",
+    "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
+    "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
+    "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
+    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
+    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. for layer in self.layers: x = layer(x, mask)처럼 "
+    "층을 하나씩 차례로 부르세요.",
+    "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다: "
+    "return self.norm(x).",
+    "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
+    "모든 층을 지난 뒤 한 번만 적용합니다.",
+    "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
+    "넘겨야 합니다: x = self.sublayer[0](x, …); return self.sublayer[1](x, self.feed_forward).",
+    "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
+    "그대로 전달되는지 확인하세요.",
+    "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "
+    "저장하고 forward에서 그것을 부르세요.",
+}
+
+ATTN_MISSING = BUGS["attn_missing"]
+RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable", "sublayer_function"),
+         ("missing 2 required positional arguments", "sublayer_function")]
+
+# ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
+
+LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_swapped", "sublayer_reused",
+              "lambda_ignores_argument", "attn_result_unused")
+ENCODER_BUGS = ("no_final_norm", "layers_not_chained", "return_in_loop", "first_layer_only", "norm_first",
+                "norm_every_layer")
+
+
+def layer_names(spec, prefix=""):
+    """(state_dict name, shape) of one EncoderLayer as the solution names it."""
+    d, d_ff = spec.d_model, spec.d_ff
+    names = [(f"{prefix}self_attn.linears.{i}.{kind}", [d, d] if kind == "weight" else [d])
+             for i in range(4) for kind in ("weight", "bias")]
+    names += [(f"{prefix}feed_forward.w_1.weight", [d_ff, d]), (f"{prefix}feed_forward.w_1.bias", [d_ff]),
+              (f"{prefix}feed_forward.w_2.weight", [d, d_ff]), (f"{prefix}feed_forward.w_2.bias", [d])]
+    return names + [(f"{prefix}sublayer.{k}.norm.{p}", [d]) for k in range(2) for p in ("a_2", "b_2")]
+
+
+@functools.lru_cache(maxsize=32)
+def model_weights(spec):
+    """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
+    if spec.cls == probe.LAYER:
+        return modules.seeded_weights(layer_names(spec), spec.seed)
+    names = [name for n in range(spec.n) for name in layer_names(spec, f"layers.{n}.")]
+    return modules.seeded_weights(names + [("norm.a_2", [spec.d_model]), ("norm.b_2", [spec.d_model])], spec.seed)
+
+
+def layer_norm(w, prefix, x):
+    """6장 LayerNorm: a_2 * (x - mean) / (unbiased std + 1e-6) + b_2."""
+    return w[prefix + "a_2"] * (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1e-6) + w[prefix + "b_2"]
+
+
+def self_attention(w, prefix, x, mask, h, dropout):
+    """3장 MultiHeadedAttention on query = key = value = x."""
+    n, d_k = x.size(0), x.size(-1) // h
+    q, k, v = (F.linear(x, w[f"{prefix}linears.{i}.weight"], w[f"{prefix}linears.{i}.bias"])
+               .view(n, -1, h, d_k).transpose(1, 2) for i in range(3))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
+    heads = dropout(scores.softmax(dim=-1)) @ v
+    merged = heads.transpose(1, 2).contiguous().view(n, -1, h * d_k)
+    return F.linear(merged, w[f"{prefix}linears.3.weight"], w[f"{prefix}linears.3.bias"])
+
+
+def feed_forward(w, prefix, x, dropout):
+    """4장 PositionwiseFeedForward."""
+    inner = F.linear(x, w[prefix + "w_1.weight"], w[prefix + "w_1.bias"]).relu()
+    return F.linear(dropout(inner), w[prefix + "w_2.weight"], w[prefix + "w_2.bias"])
+
+
+def encoder_layer(spec, w, prefix, x, mask, dropout, bug=None):
+    """EncoderLayer's forward, or with one known mistake in how the two sublayers are wired."""
+    attn_mask = None if bug == "mask_not_passed" else mask
+    given = x
+
+    def attn(y):
+        y = given if bug == "lambda_ignores_argument" else y
+        return self_attention(w, prefix + "self_attn.", y, attn_mask, spec.h, dropout)
+
+    def ff(y):
+        return feed_forward(w, prefix + "feed_forward.", y, dropout)
+
+    steps = (ff, attn) if bug == "sublayers_swapped" else (attn, ff)
+    places = {"sublayer_indices_swapped": (1, 0), "sublayer_reused": (0, 0)}.get(bug, (0, 1))
+    for step, place in zip(steps, places):
+        norm = f"{prefix}sublayer.{place}.norm."
+        start = given if bug == "attn_result_unused" else x
+        x = start + dropout(step(layer_norm(w, norm, start)))
+    return x
+
+
+def encoder(spec, w, x, mask, dropout, bug=None):
+    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained)."""
+    layer_bug = bug if bug in LAYER_BUGS else None
+    out = layer_norm(w, "norm.", x) if bug == "norm_first" else x
+    for n in range(1 if bug == "return_in_loop" else spec.n):
+        source = 0 if bug == "first_layer_only" else n
+        out = encoder_layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout,
+                            layer_bug)
+        out = layer_norm(w, "norm.", out) if bug == "norm_every_layer" else out
+    return out if bug in ("no_final_norm", "norm_first", "norm_every_layer") else layer_norm(w, "norm.", out)
+
+
+def _models(case):
+    """(label, model) pairs for `case`, the solution's own way (label None) first."""
+    bugs = LAYER_BUGS + (ENCODER_BUGS if probe.CASES[case].cls == probe.ENCODER else ())
+    return [(bug, bug) for bug in bugs]
+
+
+def _call(bug, case, inputs):
+    """Run one bug model as the probe ran the student's module: same input, weights and RNG seed."""
+    spec = probe.CASES[case]
+    dropout = torch.nn.Dropout(spec.dropout).train(spec.train)
+    forward = encoder_layer if spec.cls == probe.LAYER else encoder
+    prefix = ("",) if spec.cls == probe.LAYER else ()
+    x, mask = inputs
+    return seeded(lambda: forward(spec, model_weights(spec), *prefix, x, mask, dropout, bug), spec.seed)
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch07", same=same_output, bugs=BUGS)
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def _layer_of(name):
+    """'layers.1' of 'layers.1.self_attn.linears.0.weight' (None outside the stack)."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if parts[0] == "layers" and len(parts) > 1 else None
+
+
+def _sublayer_owner(name):
+    """The module holding `sublayer.K` in `name` ('layers.0.' or ''), or None if the name is not in a sublayer."""
+    parts = name.split(".")
+    return ".".join(parts[:parts.index("sublayer")]) if "sublayer" in parts else None
+
+
+def sharing_problem(found, visible=True):
+    """Korean: layers sharing weights, or the two sublayers sharing one SublayerConnection, or None (the shared
+    names only on a visible case: on a hidden one they would show its number of layers)."""
+    for group in found.get("shared") or []:
+        if len({_layer_of(name) for name in group}) > 1:
+            bug = "layers_shared"
+        elif len({_sublayer_owner(name) for name in group}) == 1 and _sublayer_owner(group[0]) is not None:
+            bug = "sublayer_reused"
+        else:
+            continue
+        return module_judge.shared_problem({"shared": [group]}, BUGS[bug]) if visible else BUGS[bug]
+    return None
+
+
+def names_problem(expected, found):
+    """Korean: the named structural mistakes (one SublayerConnection, no final norm), or None."""
+    have = {name for name, _ in found["state_dict"]}
+    want = {name for name, _ in expected["state_dict"]}
+    if any(".sublayer.norm." in f".{name}" for name in have):
+        return BUGS["sublayer_reused"]
+    if "norm.a_2" in want and "norm.a_2" not in have:
+        return BUGS["no_final_norm"]
+    return None
+
+
+def structure_diagnosis(evidence, case):
+    """The chapter's named structural mistakes on `case` (Korean), or None; a failed build is left to the triage."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        return None
+    found = trace["structure"]
+    if found.get("unregistered"):
+        return module_judge.unregistered_problem(found, BUGS["layers_list"])
+    return sharing_problem(found, evidence.visible(case)) or names_problem(evidence.reference(case)["structure"], found)
+
+
+def _first_layer(calls, case):
+    """The calls made inside layer 0 (the whole record for an EncoderLayer case)."""
+    prefix = "" if probe.CASES[case].cls == probe.LAYER else "layers.0."
+    return [call for call in calls if call["module"].startswith(prefix)]
+
+
+def _stack_problem(found, expected):
+    """Which layers the Encoder's forward went through, against the reference's: a bug key, or None."""
+    def attention_calls(calls):
+        return [call["module"] for call in calls if call["kind"] == "MultiHeadedAttention"]
+
+    mine, want = attention_calls(found), attention_calls(expected)
+    if len(want) > 1 and mine and set(mine) == {want[0]}:
+        return "return_in_loop" if len(mine) == 1 else "first_layer_only"
+    return None
+
+
+def _origin_problem(found, expected):
+    """What the calls inside layer 0 received, against the reference's: a bug key, or None."""
+    if [call["kind"] for call in found] != [call["kind"] for call in expected]:
+        kinds = [call["kind"] for call in found]
+        return "sublayers_swapped" if kinds == [call["kind"] for call in reversed(expected)] else None
+    for mine, want in zip(found, expected):
+        if want.get("mask") is not None and mine.get("mask") is None:
+            return "mask_not_passed"
+    norms, wanted = _norms(found), _norms(expected)
+    if norms != wanted and all(norm.endswith("norm") for norm in norms):
+        return "sublayer_reused" if len(set(norms)) < len(set(wanted)) else "sublayer_indices_swapped"
+    for mine, want in zip(found, expected):
+        if any(mine.get(argument) != want[argument] for argument in ("query", "key", "value", "x") if argument in want):
+            return "lambda_ignores_argument"
+    return None
+
+
+def _norms(calls):
+    """Where each call's first argument came from (a LayerNorm's name, an input, "other")."""
+    return [call.get("query", call.get("x")) or "" for call in calls]
+
+
+def calls_problem(evidence, case):
+    """Korean: the mistake the recorded calls of the student's parts show (which layers ran, what each attention
+    and feed-forward received), against the reference's calls, or None."""
+    found, expected = evidence.trace(case).get("calls"), evidence.reference(case).get("calls")
+    if not found or not expected or found == expected:
+        return None
+    finished = "result" in evidence.trace(case)  # a forward that raised stopped inside a layer: no stack evidence
+    bug = (finished and _stack_problem(found, expected)) or \
+        _origin_problem(_first_layer(found, case), _first_layer(expected, case))
+    return BUGS[bug] if bug else None
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    models = MODELS if probe.CASES[case].kind == "forward" else None
+    return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
+
+
+def dropout_rates(evidence, case, output, expected):
+    """`dropout_rate` when the module's dropout rates differ from the reference's (a train-mode output then differs)."""
+    found = evidence.trace(case).get("structure")
+    return found and module_judge.dropout_problem(evidence.reference(case)["structure"], found, BUGS["dropout_rate"])
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None: what the recorded calls show
+    first, then the bug models."""
+    problem = module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
+    return problem and (calls_problem(evidence, case) or problem)
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def named_structure_first(case, judge_rest):
+    """A judge: the chapter's named structural mistakes on `case` first, then `judge_rest`."""
+
+    def judge(evidence):
+        problem = structure_diagnosis(evidence, case)
+        return Verdict.fail(evidence.about(case, problem)) if problem else judge_rest(evidence)
+
+    return judge
+
+
+def structure_check(case):
+    """The module of `case` has the reference's names, shapes, parameter count, dropout rates (and `size`)."""
+    rest = module_judge.structure_check(case, error_diagnosis, BUGS["dropout_rate"])
+
+    def judge(evidence):
+        verdict = rest(evidence)
+        size = evidence.trace(case).get("attributes", {}).get("size", {})
+        if verdict.fraction < 1 or probe.CASES[case].cls != probe.LAYER:
+            return verdict
+        if size.get("kind") != "number" or size["value"] != probe.CASES[case].d_model:
+            return Verdict.fail(evidence.about(case, BUGS["size_missing"]))
+        return verdict
+
+    return named_structure_first(case, judge)
+
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    return named_structure_first(case, module_judge.output_check(case, error_diagnosis, output_problem))
+
+
+def padding_weight(attn, case):
+    """The largest weight any query gives a padding key in `attn` (batch, heads, length, length)."""
+    lengths = probe.CASES[case].lengths
+    return max((float(attn[b, ..., length:].abs().max()) for b, length in enumerate(lengths)
+                if length < attn.shape[-1]), default=0.0)
+
+
+def pad_attention(evidence):
+    """Layer 0's self-attention weights on the padded encoder case give every padding key weight 0."""
+    case = "encoder_eval"
+    trace = evidence.trace(case)
+    if "error" in trace or "result" not in trace:
+        error = trace.get("error", {"type": "NoTrace", "message": ""})
+        return Verdict.fail(evidence.about(case, error_diagnosis(evidence, case, error)))
+    stored = trace["attributes"].get(probe.attn_path(probe.CASES[case]), {})
+    expected = decode(evidence.reference(case)["attributes"][probe.attn_path(probe.CASES[case])])
+    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None
+    if problem is None and list(decode(stored).shape) != list(expected.shape):
+        problem = (f"0번 층 self-attention 가중치의 모양이 {tuple(decode(stored).shape)}입니다. "
+                   f"{tuple(expected.shape)}이어야 합니다.")
+    if problem is None and padding_weight(decode(stored), case) > 1e-6:
+        problem = calls_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
+    return Verdict.of(problem and evidence.about(case, problem))
+
+
+def _mask_missing(evidence, case):
+    """Did some self-attention call of the student's receive no mask?"""
+    return any(call["kind"] == "MultiHeadedAttention" and call.get("mask") is None
+               for call in evidence.trace(case).get("calls") or ())
+
+
+CHECKS = [
+    Check(name="layer_structure", points=10, title="self_attn, feed_forward, sublayer.0–1 (SublayerConnection 두 개), size",
+          cases=("layer_module",), judge=structure_check("layer_module")),
+    Check(name="encoder_structure", points=10, title="layers.0–1은 따로 복사한 층, 마지막 norm",
+          cases=("encoder_module",), judge=structure_check("encoder_module")),
+    Check(name="layer_forward", points=15, title="EncoderLayer: self-attention(mask) → 피드포워드, 각각 잔차 연결",
+          cases=("layer_eval",), judge=output_check("layer_eval")),
+    Check(name="encoder_forward", points=15, title="Encoder: 층을 차례로 지난 뒤 마지막 norm", cases=("encoder_eval",),
+          judge=output_check("encoder_eval")),
+    Check(name="pad_attention", points=10, title="0번 층 self-attention: padding 토큰의 가중치는 0", cases=("encoder_eval",),
+          judge=pad_attention),
+    Check(name="encoder_train", points=10, title="train 모드 Encoder (시드 고정 시 기준과 같음)", cases=("encoder_train",),
+          judge=output_check("encoder_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_layer", points=10, title="다른 크기와 padding의 EncoderLayer", cases=("hidden_layer",),
+          judge=output_check("hidden_layer"), visible=False),
+    Check(name="hidden_encoder", points=10, title="다른 크기와 층 수의 Encoder", cases=("hidden_encoder",),
+          judge=output_check("hidden_encoder"), visible=False),
+    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Encoder", cases=("hidden_train",),
+          judge=output_check("hidden_train"), visible=False),
+]
+### END HIDDEN TESTS
+
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "0번 인코더 층의 self-attention 가중치 그림 (head 0)",
+    "what": "0번 층의 self_attn이 self.attn에 저장한 가중치 중 첫 번째 문장(batch 0)의 head 0",
+    "missing": "코드가 오류로 끝났거나 0번 층의 self_attn이 불리지 않아 self.attn에 가중치가 없습니다",
+    "rows": "query 토큰",
+    "columns": "key 토큰",
+    "note": "칸의 숫자는 head 0에서 i번째 토큰이 j번째 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
+    "padding 토큰의 열(마지막 두 열)은 0이어야 합니다.",
+}
+
+# The feedback picture: layer 0's self-attention weights on the padded encoder case, batch 0, head 0.
+CHAPTER = Chapter(id="07_encoder", probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="encoder_eval", path=("attributes", "layers.0.self_attn.attn"), index=(0, 0),
+                                  label="layers[0].self_attn.attn", texts=PICTURE_TEXTS),
+                  model_code=MODEL_CODE)

@@ -1,0 +1,387 @@
+"""Chapter 08 checks: `DecoderLayer` (self-attention, source attention over the memory, feed forward) and `Decoder`.
+
+Judge side. Structures are compared with the solution's (`module_judge`): three sublayers, N layers that
+share nothing, a final norm. Outputs are compared with the reference's, on a memory longer or shorter
+than the target, a padding `src_mask` and a causal + padding `tgt_mask`. A wrong output or an exception
+names the most likely bug by running decoders with the masks swapped, the memory ignored or used as the
+query, the feed forward or the final norm left out ("bug models") on the same weights, inputs and RNG
+seed as the probe. With a memory of another length those three mistakes raise the same exception; the
+case where both lengths are equal tells them apart.
+"""
+import functools
+import itertools
+import math
+import re
+
+import torch
+import torch.nn.functional as F
+
+from . import ch08_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels, ModelCode
+from .calls import explain_error
+from .compare import decode
+from .contract import Chapter, Picture
+from .framework import Check, Verdict
+from .module_judge import same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(08)"),
+    "not_module": "DecoderLayer와 Decoder는 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
+    "__init__에서 super().__init__()을 부르세요.",
+    "names": module_judge.NAMES_DIFFER,
+    "dropout_module": "dropout 비율이 기준과 다릅니다. SublayerConnection(size, dropout)에 생성자의 dropout을 넘기세요.",
+    "size": "DecoderLayer에 self.size가 없거나 값이 다릅니다. self.size = size로 저장하세요. Decoder가 "
+    "LayerNorm(layer.size)를 만들 때 씁니다.",
+    "masks_swapped": "두 mask가 바뀌었습니다. self-attention에는 tgt_mask(앞 위치만 보기, (batch, T, T))를, "
+    "source attention에는 src_mask(memory의 padding 가리기, (batch, 1, S))를 넘기세요.",
+    "memory_ignored": "source attention이 encoder의 memory를 쓰지 않습니다(self.src_attn(x, x, x, …)). "
+    "key와 value는 memory입니다: self.src_attn(x, memory, memory, src_mask).",
+    "memory_as_query": "source attention에서 memory를 query로 썼습니다. query는 decoder의 x, key와 value가 memory입니다: "
+    "self.src_attn(x, memory, memory, src_mask). 출력의 위치 수는 query(target)의 길이를 따라야 합니다.",
+    "third_sublayer": "세 번째 sublayer(feed forward)가 없거나 잔차 연결 없이 쓰였습니다. DecoderLayer의 sublayer는 "
+    "self-attention, source attention, feed forward 세 개입니다: self.sublayer = clones(SublayerConnection(size, "
+    "dropout), 3), 마지막은 return self.sublayer[2](x, self.feed_forward).",
+    "final_norm": "Decoder의 마지막 LayerNorm이 없습니다. pre-norm 층을 쌓은 출력은 정규화되어 있지 않으므로 "
+    "self.norm = LayerNorm(layer.size)를 만들고, 모든 층을 지난 뒤 return self.norm(x)로 돌려주세요.",
+    "shared_layers": "Decoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 "
+    "N번 담습니다. self.layers = clones(layer, N)처럼 깊은 복사 N개를 만드세요.",
+    "cross_before_self": "source attention을 self-attention보다 먼저 했습니다. DecoderLayer는 먼저 self-attention"
+    "(sublayer[0], tgt_mask), 그다음 memory에 대한 source attention(sublayer[1], src_mask), 마지막에 feed forward"
+    "(sublayer[2]) 순서입니다.",
+    "sublayer_indices_swapped": "sublayer의 번호를 바꿔 썼습니다. 순서는 맞지만 self-attention은 sublayer[0], source "
+    "attention은 sublayer[1], feed forward는 sublayer[2]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
+    "tgt_mask_not_passed": "self-attention에 tgt_mask를 넘기지 않았습니다. 그러면 각 위치가 뒤의(아직 생성하지 않은) "
+    "토큰까지 봅니다. self.self_attn(x, x, x, tgt_mask)처럼 넘기세요.",
+    "src_mask_not_passed": "source attention에 src_mask를 넘기지 않았습니다. 그러면 memory의 padding 위치에도 가중치가 "
+    "갑니다. self.src_attn(x, memory, memory, src_mask)처럼 넘기세요.",
+    "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
+    "SublayerConnection은 정규화한 값을 그 함수에 넘기므로, lambda y: self.self_attn(x, x, x, tgt_mask)처럼 바깥 x를 "
+    "쓰면 정규화를 건너뜁니다. lambda의 인자를 쓰세요: lambda x: self.self_attn(x, x, x, tgt_mask).",
+    "memory_not_key_value": "source attention의 key와 value가 모두 encoder의 memory여야 합니다. 한쪽에 decoder의 x를 "
+    "넣었습니다: self.src_attn(x, memory, memory, src_mask).",
+    "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다: "
+    "for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
+    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
+    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
+    "적용합니다: return self.norm(x).",
+    "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
+    "self.layers = clones(layer, N)을 쓰세요.",
+}
+
+SHARED_HINT = BUGS["shared_layers"]
+LIST_HINT = BUGS["layers_list"]
+PARTS = (  # (pattern of the only names missing, bug): a whole part left out of the module
+    (re.compile(r"(^|\.)sublayer\.2\."), "third_sublayer"),
+    (re.compile(r"^norm\."), "final_norm"),
+)
+
+# ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
+
+LAYER_BUGS = {  # how a DecoderLayer computes: label
+    "right": None,
+    "masks_swapped": "masks_swapped",
+    "memory_ignored": "memory_ignored",
+    "memory_as_query": "memory_as_query",
+    "no_feed_forward": "third_sublayer",
+    "plain_feed_forward": "third_sublayer",
+}
+
+
+DECODER_BUGS = ("return_in_loop", "norm_every_layer")
+
+
+@functools.lru_cache(maxsize=1024)
+def _weight(seed, name, shape):
+    """The weight the probe loaded under `name`, drawn again from the case's seed."""
+    return modules.seeded_weights([(name, list(shape))], seed)[name]
+
+
+def _linear(spec, name, x, out_features, in_features):
+    return F.linear(x, _weight(spec.seed, f"{name}.weight", (out_features, in_features)),
+                    _weight(spec.seed, f"{name}.bias", (out_features,)))
+
+
+def _dropout(spec, x):
+    return F.dropout(x, spec.dropout, spec.train)
+
+
+def _norm(spec, prefix, x):
+    a, b = (_weight(spec.seed, f"{prefix}{name}", (spec.d_model,)) for name in ("a_2", "b_2"))
+    return a * (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + 1e-6) + b
+
+
+def _attention(spec, prefix, query, key, value, mask):
+    """Multi-head attention with the weights under `prefix`, computed the way the shipped class does."""
+    d, h = spec.d_model, spec.h
+    n, d_k = query.size(0), d // h
+    mask = None if mask is None else mask.unsqueeze(1)
+    query, key, value = [_linear(spec, f"{prefix}linears.{i}", t, d, d).view(n, -1, h, d_k).transpose(1, 2)
+                         for i, t in enumerate((query, key, value))]
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    x = torch.matmul(_dropout(spec, scores.softmax(dim=-1)), value)
+    return _linear(spec, f"{prefix}linears.3", x.transpose(1, 2).contiguous().view(n, -1, d), d, d)
+
+
+def _feed_forward(spec, prefix, x):
+    wide = _dropout(spec, _linear(spec, f"{prefix}w_1", x, spec.d_ff, spec.d_model).relu())
+    return _linear(spec, f"{prefix}w_2", wide, spec.d_model, spec.d_ff)
+
+
+def _sublayer(spec, prefix, x, sublayer):
+    return x + _dropout(spec, sublayer(_norm(spec, f"{prefix}norm.", x)))
+
+
+def decoder_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
+    """One DecoderLayer with the weights under `prefix`, the solution's way or with one known mistake."""
+    self_mask, source_mask = (src_mask, tgt_mask) if bug == "masks_swapped" else (tgt_mask, src_mask)
+
+    def source(y):
+        query, key = {"memory_ignored": (y, y), "memory_as_query": (memory, y)}.get(bug, (y, memory))
+        return _attention(spec, f"{prefix}src_attn.", query, key, key, source_mask)
+
+    x = _sublayer(spec, f"{prefix}sublayer.0.", x, lambda y: _attention(spec, f"{prefix}self_attn.", y, y, y, self_mask))
+    x = _sublayer(spec, f"{prefix}sublayer.1.", x, source)
+    if bug == "no_feed_forward":
+        return x
+    if bug == "plain_feed_forward":
+        return _feed_forward(spec, f"{prefix}feed_forward.", x)
+    return _sublayer(spec, f"{prefix}sublayer.2.", x, lambda y: _feed_forward(spec, f"{prefix}feed_forward.", y))
+
+
+def decoder(spec, inputs, bug="right", final_norm=True):
+    """A DecoderLayer case, or a Decoder of N such layers with (or without) its final norm."""
+    if spec.cls == probe.LAYER:
+        return decoder_layer(spec, "", *inputs, bug)
+    x, rest = inputs[0], inputs[1:]
+    for index in range(1 if bug == "return_in_loop" else spec.N):
+        x = decoder_layer(spec, f"layers.{index}.", x, *rest, bug if bug in LAYER_BUGS else "right")
+        x = _norm(spec, "norm.", x) if bug == "norm_every_layer" else x
+    return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
+
+
+def _label(*bugs):
+    """The bug keys a model stands for (None: the solution's way)."""
+    found = tuple(bug for bug in bugs if bug)
+    return (found[0] if len(found) == 1 else found) or None
+
+
+def _models(case):
+    """(label, model) pairs for `case`, the solution's own way first."""
+    if probe.CASES[case].cls == probe.LAYER:
+        return [(label, (bug, True)) for bug, label in LAYER_BUGS.items()]
+    return [(_label(label, None if norm else "final_norm"), (bug, norm))
+            for norm, (bug, label) in itertools.product((True, False), LAYER_BUGS.items())] + \
+        [(bug, (bug, True)) for bug in DECODER_BUGS]
+
+
+def _call(model, case, inputs):
+    """Run one bug model as the probe ran the student's module: same inputs, weights and RNG seed."""
+    spec = probe.CASES[case]
+    return seeded(lambda: decoder(spec, inputs, *model), spec.seed)
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+
+def _student(evidence, case):
+    """The student's output on `case` (for the tie-break), or None."""
+    result = evidence.trace(case).get("result", {})
+    return decode(result) if result.get("kind") == "tensor" else None
+
+
+MODELS = BugModels("ch08", same=same_output, bugs=BUGS, student=_student, tie_break="same_length")
+
+# ----------------------------------------------------------------------------- reading a case
+
+TIE_BREAK = ("same_length",)  # every forward check reads it: it tells apart mistakes that raise the same error
+RULES = [("object has no attribute 'size'", "size")]
+
+
+def _layer_calls(calls, prefix):
+    """{part name inside the layer: call} of the calls made inside the layer under `prefix` (first call of each)."""
+    found = {}
+    for call in calls:
+        if call["module"].startswith(prefix):
+            found.setdefault(call["module"][len(prefix):], call)
+    return found
+
+
+def _stack_bug(found, expected, finished):
+    """Which layers the Decoder's forward went through and with which memory, against the reference's: a key or None.
+    Only a `finished` forward shows which layers it skipped (one that raised stopped inside a layer)."""
+    layers = sorted({call["module"].split(".")[1] for call in expected if call["module"].startswith("layers.")})
+    ran = {call["module"].split(".")[1] for call in found if call["module"].startswith("layers.")}
+    if finished and len(layers) > 1 and ran == {layers[0]}:
+        return "return_in_loop"
+    for layer in layers[1:]:
+        source = _layer_calls(found, f"layers.{layer}.").get("src_attn", {})
+        if source.get("key") not in (None, "input:memory") and source.get("value") not in (None, "input:memory") \
+                and _layer_calls(found, "layers.0.").get("src_attn", {}).get("key") == "input:memory":
+            return "memory_replaced"
+    return None
+
+
+def _mask_bug(mine, want):
+    """What the two attentions received as masks, against the reference's: a key or None."""
+    masks = {part: mine.get(part, {}).get("mask") for part in ("self_attn", "src_attn")}
+    if masks["self_attn"] == "input:src_mask" and masks["src_attn"] == "input:tgt_mask":
+        return "masks_swapped"
+    if "self_attn" in mine and masks["self_attn"] is None:
+        return "tgt_mask_not_passed"
+    if "src_attn" in mine and masks["src_attn"] is None:
+        return "src_mask_not_passed"
+    return "masks_swapped" if masks != {part: want[part]["mask"] for part in masks} else None
+
+
+def _source_bug(call):
+    """What the source attention took as query, key and value: a key or None."""
+    if call.get("query") == "input:memory":
+        return "memory_as_query"
+    sides = (call.get("key"), call.get("value"))
+    if "input:memory" not in sides:
+        return "memory_ignored"
+    return "memory_not_key_value" if sides != ("input:memory", "input:memory") else None
+
+
+def _layer_bug(found, expected, prefix):
+    """What the parts of the layer under `prefix` received, in which order, against the reference's: a key or None."""
+    mine, want = _layer_calls(found, prefix), _layer_calls(expected, prefix)
+    order = [call["module"][len(prefix):] for call in found if call["module"][len(prefix):] in want]
+    if order[:2] == ["src_attn", "self_attn"]:
+        return "cross_before_self"
+    bug = _mask_bug(mine, want) or (_source_bug(mine["src_attn"]) if "src_attn" in mine else None)
+    if bug:
+        return bug
+    norms = {part: call.get("query", call.get("x")) for part, call in mine.items()}
+    wanted = {part: call.get("query", call.get("x")) for part, call in want.items()}
+    if any(origin in ("other", "input:x") for origin in norms.values()):
+        return "lambda_ignores_argument"
+    return "sublayer_indices_swapped" if norms != wanted and set(norms.values()) == set(wanted.values()) else None
+
+
+def calls_problem(evidence, case):
+    """Korean: the mistake the recorded calls show (which layers ran, which masks, query, key and value each attention
+    received, in which order), against the reference's calls, or None."""
+    found, expected = evidence.trace(case).get("calls"), evidence.reference(case).get("calls")
+    if not found or not expected or found == expected:
+        return None
+    prefix = "layers.0." if probe.CASES[case].cls == probe.DECODER else ""
+    bug = _stack_bug(found, expected, "result" in evidence.trace(case)) or _layer_bug(found, expected, prefix)
+    return BUGS[bug] if bug else None
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`: what the recorded calls show first."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    shown = calls_problem(evidence, case) if probe.CASES[case].kind == "forward" else None
+    if shown and error["type"] != "NotImplementedError":
+        return shown
+    models = MODELS if probe.CASES[case].kind == "forward" else None
+    return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None: a bug model that reproduces
+    it, else what the recorded calls show, else the shape or values."""
+    if MODELS.matching(evidence, case, student=output):
+        return module_judge.output_problem(evidence, case, output, MODELS)
+    problem = module_judge.output_problem(evidence, case, output, MODELS)
+    return problem and (calls_problem(evidence, case) or problem)
+
+
+def part_missing(evidence, case):
+    """Korean: the student's module lacks a whole part (the third sublayer, the final norm), or None."""
+    found = evidence.trace(case).get("structure")
+    if not found:
+        return None
+    have = [name for name, _ in found["state_dict"]]
+    want = [name for name, _ in evidence.reference(case)["structure"]["state_dict"]]
+    missing = set(want) - set(have)
+    if not missing or set(have) - set(want):
+        return None
+    return next((BUGS[bug] for pattern, bug in PARTS if all(pattern.search(name) for name in missing)), None)
+
+
+def whole(case, judge):
+    """`judge`, after making sure the module of `case` has all its parts (naming the part that is missing)."""
+
+    def checked(evidence):
+        problem = part_missing(evidence, case)
+        return Verdict.fail(evidence.about(case, problem)) if problem else judge(evidence)
+
+    return checked
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def structure_check(case):
+    """The module of `case` has the reference's names, shapes, parameter count and dropout rates, and its `size`."""
+    structure = module_judge.structure_check(case, error_diagnosis, BUGS["dropout_module"], SHARED_HINT, LIST_HINT)
+
+    def judge(evidence):
+        verdict = structure(evidence)
+        if verdict.fraction < 1 or probe.CASES[case].cls != probe.LAYER:
+            return verdict
+        size = evidence.trace(case)["attributes"]["size"]
+        return Verdict.of(None if size == evidence.reference(case)["attributes"]["size"]
+                          else evidence.about(case, BUGS["size"]))
+
+    return whole(case, judge)
+
+
+def output_check(case):
+    """The student's forward output on `case` equals the reference's; otherwise name the bug."""
+    return whole(case, module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT))
+
+
+CHECKS = [
+    Check(name="layer_structure", points=10, title="self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
+          cases=("layer_module",), judge=structure_check("layer_module")),
+    Check(name="layer_forward", points=15, title="DecoderLayer: memory 길이 ≠ target 길이, 두 mask",
+          cases=("layer_eval",), reads=TIE_BREAK, judge=output_check("layer_eval")),
+    Check(name="same_length", points=10, title="DecoderLayer: memory 길이 = target 길이 (mask와 query가 바뀌면 값이 달라짐)",
+          cases=("same_length",), judge=output_check("same_length")),
+    Check(name="decoder_structure", points=10, title="Decoder: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
+          cases=("decoder_module",), judge=structure_check("decoder_module")),
+    Check(name="decoder_forward", points=15, title="Decoder(N=2): 층마다 같은 memory와 mask, 마지막 norm",
+          cases=("decoder_eval",), reads=TIE_BREAK, judge=output_check("decoder_eval")),
+    Check(name="decoder_train", points=10, title="train 모드 Decoder (시드 고정 시 기준과 같음)",
+          cases=("decoder_train",), reads=TIE_BREAK, judge=output_check("decoder_train")),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer", cases=("hidden_layer",),
+          reads=TIE_BREAK, judge=output_check("hidden_layer"), visible=False),
+    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder", cases=("hidden_decoder",),
+          reads=TIE_BREAK, judge=output_check("hidden_decoder"), visible=False),
+    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder", cases=("hidden_train",),
+          reads=TIE_BREAK, judge=output_check("hidden_train"), visible=False),
+]
+### END HIDDEN TESTS
+
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "디코더 첫 층의 source attention 가중치 그림",
+    "what": "Decoder의 첫 층(layers[0])의 src_attn이 forward에서 self.attn에 저장한 가중치 중 첫 번째 예시(batch 0)의 "
+    "head 0",
+    "missing": "코드가 오류로 끝났거나 첫 층의 src_attn.attn에 (batch, h, target 길이, memory 길이) 가중치가 없습니다",
+    "rows": "target 위치(query)",
+    "columns": "memory 위치(key)",
+    "note": "칸의 숫자는 head 0에서 i번째 target 위치가 encoder memory의 j번째 위치를 참고하는 비율입니다. 행마다 합이 "
+    "1이고, src_mask가 가린 padding 위치의 열은 0이어야 합니다.",
+}
+
+# The feedback picture: layer 0's source attention (target positions × memory positions), batch 0, head 0.
+CHAPTER = Chapter(id="08_decoder", probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="decoder_eval", path=("attributes", probe.SOURCE_ATTENTION), index=(0, 0),
+                                  label="layers[0].src_attn.attn", texts=PICTURE_TEXTS),
+                  model_code=MODEL_CODE)

@@ -1,0 +1,419 @@
+"""Chapter 09 checks: `Generator` (proj, log_softmax), `EncoderDecoder` (encode, decode, forward), `make_model`.
+
+Judge side. Structures are compared with the solution's (`module_judge`): names and shapes, the number
+of layers, attention modules shared between two places, dropout rates. Xavier initialisation is judged
+on a freshly built model: every matrix's spread is compared with the reference's. Outputs are compared
+with the reference's after loading seeded weights; a wrong one names the most likely bug by running
+"bug models" — the whole model computed again on the same seeded weights, inputs and RNG seed, one
+known mistake at a time — and matching the student's numbers or exception.
+"""
+import functools
+import math
+import re
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from . import ch09_probe as probe
+from . import messages, module_judge, modules
+from .bugmodels import BugModels, ModelCode
+from .calls import explain_error
+from .contract import Chapter, Picture
+from .framework import Check, Finding, Verdict, each_case
+from .module_judge import names_text, same_output, seeded
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(09)"),
+    "not_module": "EncoderDecoder와 Generator는 nn.Module을 상속해야 하고, make_model은 만든 모델(nn.Module)을 "
+    "돌려줘야 합니다.",
+    "names": module_judge.NAMES_DIFFER,
+    "softmax_not_log": "Generator가 softmax(확률)를 돌려줍니다. 원문의 Generator는 로그 확률을 돌려줍니다: "
+    "proj의 점수에 마지막 축의 log_softmax를 적용하세요. 손실 함수(KLDivLoss)가 로그 확률을 받습니다.",
+    "no_log_softmax": "Generator가 proj의 점수(logit)를 정규화하지 않고 그대로 돌려줍니다. 마지막 축의 log_softmax로 "
+    "로그 확률로 바꾸세요. exp를 씌우면 행마다 합이 1이어야 합니다.",
+    "softmax_dim": "log_softmax를 마지막 축이 아닌 축에서 계산했습니다. 어휘 축(dim=-1)을 따라 정규화해야 "
+    "토큰마다 확률의 합이 1이 됩니다.",
+    "encode_no_mask": "encode가 src_mask를 encoder에 넘기지 않습니다. 그러면 encoder가 padding 토큰에도 어텐션해서 "
+    "padding이 있는 문장의 memory가 달라집니다. encoder(…, src_mask)로 넘기세요.",
+    "encode_tgt_embed": "encode가 src를 tgt_embed로 임베딩합니다. src는 src_embed로 바꿔야 합니다.",
+    "decode_src_embed": "decode가 tgt를 src_embed로 임베딩합니다. tgt는 tgt_embed로 바꿔야 합니다(어휘도 가중치도 "
+    "다릅니다).",
+    "masks_swapped": "src_mask와 tgt_mask가 자리를 바꿔 쓰였습니다. encoder의 self-attention과 decoder의 "
+    "source-attention에는 src_mask, decoder의 self-attention에는 tgt_mask를 씁니다. decode(memory, src_mask, tgt, "
+    "tgt_mask)와 decoder(x, memory, src_mask, tgt_mask)의 인자 순서를 확인하세요.",
+    "forward_generator": "forward가 generator까지 적용해 로그 확률을 돌려줍니다. 원문의 forward는 decoder의 출력 "
+    "(batch, tgt 길이, d_model)을 돌려주고, generator는 손실을 계산할 때 따로 부릅니다.",
+    "shared_attention": "decoder 층의 self-attention과 source-attention이 MultiHeadedAttention 하나를 함께 씁니다 "
+    "(가중치가 같은 텐서입니다). 두 자리에 copy.deepcopy로 만든 서로 다른 복사본을 넘기세요.",
+    "n_ignored": "make_model이 인자 N을 쓰지 않습니다: encoder나 decoder의 층 수가 N과 다릅니다. Encoder와 "
+    "Decoder에 N을 넘기세요.",
+    "dropout_ignored": "make_model이 인자 dropout을 쓰지 않습니다: dropout 비율이 기준과 다릅니다. "
+    "PositionwiseFeedForward, PositionalEncoding, EncoderLayer, DecoderLayer에 dropout을 넘기세요.",
+    "decode_no_tgt_mask": "decode가 tgt_mask를 decoder에 넘기지 않습니다. 그러면 decoder의 self-attention이 뒤의(미래) "
+    "토큰을 미리 봅니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "decode_no_src_mask": "decode가 src_mask를 decoder에 넘기지 않습니다. 그러면 source-attention이 src의 padding 토큰에도 "
+    "어텐션합니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "generator_no_proj": "Generator가 proj(d_model → 어휘 크기)를 거치지 않고 log_softmax를 적용합니다. 그러면 출력의 마지막 축이 "
+    "어휘 크기가 아니라 d_model입니다: log_softmax(self.proj(x), dim=-1).",
+    "ff_no_dropout": "PositionwiseFeedForward에 dropout을 넘기지 않아 feed-forward의 dropout만 기본값 0.1입니다. "
+    "PositionwiseFeedForward(d_model, d_ff, dropout)로 만드세요.",
+    "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
+    "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
+    "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
+    "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
+}
+SPREAD_TOLERANCE = 0.2  # a fresh matrix's std may differ from the reference's by 20% (sampling noise is a few %)
+
+# nn.init.xavier_uniform_ on a 1-D parameter: torch's own words for it
+XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
+
+ACCEPTED = "attention_dropout"  # MultiHeadedAttention(h, d_model, dropout): not the original, but not wrong
+
+# ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
+# Every function here computes the chapter's model (right or wrong) on the probe's seeded weights.
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way of computing the model: the solution's (all defaults) or with known mistakes."""
+
+    normalise: str = "log_softmax"  # Generator: "log_softmax" | "softmax" | "none"
+    axis: int = -1  # Generator: the axis it normalises over
+    encode_embed: str = "src_embed"
+    encode_mask: str = "src"  # "src" | "none" | "tgt"
+    decode_embed: str = "tgt_embed"
+    swap_decoder_masks: bool = False
+    generator_in_forward: bool = False
+    shared_attention: bool = False  # self_attn of each decoder layer computed with src_attn's weights
+    dropout_ignored: bool = False  # every dropout at the default 0.1
+    ff_dropout_default: bool = False  # only the feed-forward's dropout at the default 0.1
+    decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt"
+    generator_proj: bool = True  # Generator: log_softmax over proj(x), or over x itself
+    attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
+
+
+@functools.lru_cache(maxsize=4096)  # every case's weights (a few MB): drawn once per grading process
+def _weight(seed, name, shape):
+    """The tensor the probe loaded under `name`, drawn again from the case's seed."""
+    return modules.seeded_weights([(name, list(shape))], seed)[name]
+
+
+@functools.lru_cache(maxsize=16)
+def _positions(d_model, max_len=5000):
+    """The sinusoidal table (1, max_len, d_model) as chapter 05's PositionalEncoding computes it (the probe keeps the
+    model's buffers as built: only parameters are drawn from the seed)."""
+    pe = torch.zeros(max_len, d_model)
+    position = torch.arange(0, max_len).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe.unsqueeze(0)
+
+
+class Net:
+    """The model of one case computed one `Way`, on the seeded weights the probe loaded."""
+
+    def __init__(self, spec, way):
+        self.spec, self.way, self.d = spec, way, spec.d_model
+        rate = 0.1 if spec.dropout is None or way.dropout_ignored else spec.dropout
+        train = spec.kind == "train"
+        self.drop = torch.nn.Dropout(rate).train(train)
+        self.ff_drop = torch.nn.Dropout(0.1).train(train) if way.ff_dropout_default else self.drop
+        self.attn_drop = torch.nn.Dropout(rate if way.attention_dropout else 0.1).train(train)
+
+    def w(self, name, *shape):
+        return _weight(self.spec.seed, name, shape)
+
+    def linear(self, name, x, out, into):
+        return F.linear(x, self.w(f"{name}.weight", out, into), self.w(f"{name}.bias", out))
+
+    def norm(self, name, x):
+        mean, std = x.mean(-1, keepdim=True), x.std(-1, keepdim=True)
+        return self.w(f"{name}.a_2", self.d) * (x - mean) / (std + 1e-6) + self.w(f"{name}.b_2", self.d)
+
+    def attention(self, name, query, key, value, mask):
+        h, d, n = self.spec.h, self.d, query.size(0)
+        d_k = d // h
+        if mask is not None:
+            mask = mask.unsqueeze(1)
+        query, key, value = [self.linear(f"{name}.linears.{i}", x, d, d).view(n, -1, h, d_k).transpose(1, 2)
+                             for i, x in enumerate((query, key, value))]
+        scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, -1e9)
+        x = torch.matmul(self.attn_drop(scores.softmax(dim=-1)), value)
+        return self.linear(f"{name}.linears.3", x.transpose(1, 2).contiguous().view(n, -1, d), d, d)
+
+    def feed_forward(self, name, x):
+        hidden = self.linear(f"{name}.w_1", x, self.spec.d_ff, self.d).relu()
+        return self.linear(f"{name}.w_2", self.ff_drop(hidden), self.d, self.spec.d_ff)
+
+    def sublayer(self, name, x, function):
+        return x + self.drop(function(self.norm(f"{name}.norm", x)))
+
+    def embed(self, name, tokens):
+        vocab = self.spec.src_vocab if name == "src_embed" else self.spec.tgt_vocab
+        x = F.embedding(tokens, self.w(f"{name}.0.lut.weight", vocab, self.d)) * math.sqrt(self.d)
+        return self.drop(x + _positions(self.d)[:, : x.size(1)])
+
+    def encode(self, src, src_mask):
+        src_mask = None if self.way.encode_mask == "none" else src_mask
+        x = self.embed(self.way.encode_embed, src)
+        for i in range(self.spec.N):
+            name = f"encoder.layers.{i}"
+            x = self.sublayer(f"{name}.sublayer.0", x, lambda y: self.attention(f"{name}.self_attn", y, y, y, src_mask))
+            x = self.sublayer(f"{name}.sublayer.1", x, lambda y: self.feed_forward(f"{name}.feed_forward", y))
+        return self.norm("encoder.norm", x)
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        if self.way.swap_decoder_masks:
+            src_mask, tgt_mask = tgt_mask, src_mask
+        src_mask = None if self.way.decode_masks == "no_src" else src_mask
+        tgt_mask = None if self.way.decode_masks == "no_tgt" else tgt_mask
+        x = self.embed(self.way.decode_embed, tgt)
+        for i in range(self.spec.N):
+            name = f"decoder.layers.{i}"
+            own = f"{name}.src_attn" if self.way.shared_attention else f"{name}.self_attn"
+            x = self.sublayer(f"{name}.sublayer.0", x, lambda y: self.attention(own, y, y, y, tgt_mask))
+            x = self.sublayer(f"{name}.sublayer.1", x,
+                              lambda y: self.attention(f"{name}.src_attn", y, memory, memory, src_mask))
+            x = self.sublayer(f"{name}.sublayer.2", x, lambda y: self.feed_forward(f"{name}.feed_forward", y))
+        return self.norm("decoder.norm", x)
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        out = self.decode(self.encode(src, tgt_mask if self.way.encode_mask == "tgt" else src_mask), src_mask, tgt,
+                          tgt_mask)
+        return self.generate("generator.proj", out) if self.way.generator_in_forward else out
+
+    def generate(self, name, x):
+        scores = self.linear(name, x, self.spec.tgt_vocab, self.d) if self.way.generator_proj else x
+        if self.way.normalise == "none":
+            return scores
+        return getattr(scores, self.way.normalise)(dim=self.way.axis)
+
+
+GENERATOR_WAYS = [("softmax_not_log", Way(normalise="softmax")), ("no_log_softmax", Way(normalise="none")),
+                  *[("softmax_dim", Way(axis=axis)) for axis in (0, 1, 2)], ("generator_no_proj", Way(generator_proj=False))]
+ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed", Way(encode_embed="tgt_embed"))]
+DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swapped", Way(swap_decoder_masks=True)),
+               ("shared_attention", Way(shared_attention=True)), ("decode_no_tgt_mask", Way(decode_masks="no_tgt")),
+               ("decode_no_src_mask", Way(decode_masks="no_src"))]
+FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
+                *ENCODE_WAYS, *DECODE_WAYS]
+TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), ("ff_no_dropout", Way(ff_dropout_default=True)),
+              *FORWARD_WAYS]
+WAYS = {"generator": GENERATOR_WAYS, "encode": ENCODE_WAYS, "decode": DECODE_WAYS, "forward": FORWARD_WAYS,
+        "train": [(ACCEPTED, Way(attention_dropout=True)), *TRAIN_WAYS], "model": []}
+
+
+def _models(case):
+    """(label, way) pairs for `case`, most specific first."""
+    return WAYS[probe.CASES[case].kind]
+
+
+def _call(way, case, inputs):
+    """Compute the case's call one way, as the probe ran the student's model: same weights, inputs, RNG seed."""
+    spec = probe.CASES[case]
+    net = Net(spec, way)
+    if spec.kind == "generator":
+        return net.generate("proj", *inputs)
+    method = getattr(net, probe.METHODS[spec.kind])
+    return seeded(lambda: method(*inputs), spec.seed)
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+MODELS = BugModels("ch09", same=same_output, bugs={**BUGS, ACCEPTED: ""})
+
+# ----------------------------------------------------------------------------- reading a case
+
+
+def error_diagnosis(evidence, case, error):
+    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    return explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
+
+
+def layer_counts(found):
+    """{"encoder": layers, "decoder": layers} counted from state_dict names."""
+    counts = {}
+    for half in ("encoder", "decoder"):
+        counts[half] = len({m.group(1) for name, _ in found["state_dict"]
+                            if (m := re.match(rf"{half}\.layers\.(\d+)\.", name))})
+    return counts
+
+
+def layers_problem(evidence, case, expected, found):
+    """Korean: another number of encoder or decoder layers than N (the counts on a visible case), or None."""
+    want, have = layer_counts(expected), layer_counts(found)
+    if want == have or not have["encoder"] + have["decoder"]:
+        return None
+    detail = (f" (encoder 층 {have['encoder']}개, decoder 층 {have['decoder']}개, N={probe.CASES[case].N})"
+              if evidence.visible(case) else "")
+    return BUGS["n_ignored"] + detail
+
+
+def shared_problem(found):
+    """Korean: names that share one parameter, naming the attention shared, or None. A shared buffer (one
+    PositionalEncoding for src_embed and tgt_embed) is a parameter-free module used twice: equivalent code."""
+    parameters = {name for name, *_ in found.get("parameters") or []}
+    groups = [group for group in found.get("shared") or [] if parameters & set(group)]
+    for group in groups:
+        if any(".self_attn." in name for name in group) and any(".src_attn." in name for name in group):
+            return BUGS["shared_attention"] + f" ({' = '.join(f'`{name}`' for name in group[:2])})"
+    return module_judge.shared_problem({"shared": groups})
+
+
+def read_model(evidence, case):
+    """The student's trace of a model case whose names and shapes are the reference's, or raise Finding.
+
+    Sharing is not judged here (the structure check does), so an output check can name it from the numbers."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
+    expected, found = evidence.reference(case)["structure"], trace["structure"]
+    problem = (module_judge.unregistered_problem(found) or layers_problem(evidence, case, expected, found)
+               or module_judge.names_problem(expected, found, evidence.visible(case)))
+    if problem:
+        raise Finding(problem)
+    return trace
+
+
+def read_output(evidence, case):
+    """The student's output on a call case as a float64 tensor, or raise Finding with a diagnosis."""
+    if probe.CASES[case].kind == "generator":
+        return module_judge.read_output(evidence, case, error_diagnosis, evidence.visible(case))
+    trace = read_model(evidence, case)
+    problem = module_judge.load_problem(trace.get("load"))
+    if problem:
+        raise Finding(problem)
+    return module_judge.read_result(evidence, case, error_diagnosis, trace)
+
+
+def accepted(evidence, case, output):
+    """Whether the output is another accepted way's (the attention's own dropout at `dropout`)."""
+    return ACCEPTED in MODELS.matching(evidence, case, student=output)
+
+
+def output_problem(evidence, case, output):
+    """Why the student's output on `case` differs from the reference (Korean), or None."""
+    problem = module_judge.output_problem(evidence, case, output, MODELS, like_input=False)
+    return None if problem is not None and accepted(evidence, case, output) else problem
+
+
+def dropout_problem(evidence, case, found):
+    """Korean: dropout rates other than the reference's (the attention's own may also be `dropout`), or None."""
+    spec = probe.CASES[case]
+    rate = 0.1 if spec.dropout is None else spec.dropout
+    expected = dict(evidence.reference(case)["structure"]["dropout"])
+    have = dict(found["dropout"])
+    if not have or not set(have) <= set(expected):  # fewer names: a parameter-free module used twice, listed once
+        return BUGS["dropout_ignored"]
+    wrong = [name for name, p in have.items()
+             if not any(math.isclose(p, q, rel_tol=1e-6)
+                        for q in [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else []))]
+    if wrong and all(".feed_forward." in name for name in wrong):
+        return BUGS["ff_no_dropout"]
+    return BUGS["dropout_ignored"] if wrong else None
+
+
+def structure_problem(evidence, case):
+    """The first structural difference of the fresh model on `case` (Korean), or None."""
+    found = read_model(evidence, case)["structure"]
+    expected = evidence.reference(case)["structure"]
+    return (shared_problem(found) or module_judge.parameter_count_problem(expected, found)
+            or dropout_problem(evidence, case, found))
+
+
+def spread_problem(evidence, case):
+    """Korean: matrices whose fresh std is not the reference's (no Xavier initialisation), or None."""
+    found = read_model(evidence, case)["fresh"]
+    expected = evidence.reference(case)["fresh"]
+    off = [name for name, (std, _) in expected.items()
+           if name in found and abs(found[name][0] / std - 1) > SPREAD_TOLERANCE]
+    if not off:
+        return None
+    if not evidence.visible(case):
+        return BUGS["no_xavier"]
+    first = off[0]
+    return (BUGS["no_xavier"] + f" 처음 표준편차가 다른 parameter: {names_text(off)}"
+            f" (`{first}`: {found[first][0]:.3f}, 기준 {expected[first][0]:.3f}).")
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+@each_case
+def output_matches(evidence, case):
+    """The student's output on the case equals the reference's; otherwise name the bug."""
+    return output_problem(evidence, case, read_output(evidence, case))
+
+
+@each_case
+def structure_matches(evidence, case):
+    """The fresh model has the reference's names, shapes, layers, parameter count, dropout rates, no sharing."""
+    return structure_problem(evidence, case)
+
+
+@each_case
+def xavier_spread(evidence, case):
+    """Every matrix of the fresh model has the reference's (Xavier) spread."""
+    return spread_problem(evidence, case)
+
+
+def structure_and_xavier(evidence):
+    """Half for the structure, half for the Xavier spread of the fresh model."""
+    verdicts = [structure_matches(evidence), xavier_spread(evidence)]
+    messages_ = dict.fromkeys(v.message for v in verdicts if v.message)  # one cause may fail both halves
+    return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(messages_))
+
+
+CHECKS = [
+    Check(name="generator", points=10, title="Generator: proj 다음 마지막 축의 log_softmax", cases=("generator",),
+          judge=output_matches),
+    Check(name="model_structure", points=10, title="make_model: 층 N개, 이름과 모양, 따로 복사한 attention, dropout 비율",
+          cases=("model",), judge=structure_matches),
+    Check(name="xavier", points=10, title="dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)",
+          cases=("model",), judge=xavier_spread),
+    Check(name="encode", points=10, title="encode: src_embed → encoder(src_mask)", cases=("encode",),
+          judge=output_matches),
+    Check(name="decode", points=10, title="decode: tgt_embed → decoder(memory, src_mask, tgt_mask)", cases=("decode",),
+          judge=output_matches),
+    Check(name="forward", points=10, title="forward = decode(encode(src, src_mask), src_mask, tgt, tgt_mask)",
+          cases=("forward",), judge=output_matches),
+    Check(name="train", points=10, title="train 모드 forward: 인자 dropout이 층마다 쓰임 (시드 고정 시 기준과 같음)",
+          cases=("train",), judge=output_matches),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_model", points=10, title="다른 크기로 새로 만든 모델의 구조와 초기화", cases=("hidden_model",),
+          judge=structure_and_xavier, visible=False),
+    Check(name="hidden_outputs", points=10, title="다른 크기와 어휘의 Generator, decode, forward",
+          cases=("hidden_generator", "hidden_decode", "hidden_forward"), judge=output_matches, visible=False),
+    Check(name="hidden_train", points=10, title="다른 dropout의 train 모드 forward", cases=("hidden_train",),
+          judge=output_matches, visible=False),
+]
+### END HIDDEN TESTS
+
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "decoder 0번 층 source-attention의 head 0 가중치 그림",
+    "what": "forward 뒤 decoder.layers[0].src_attn.attn 중 두 번째 예시(batch 1)의 head 0",
+    "missing": "코드가 오류로 끝났거나 모델의 decoder.layers[0].src_attn에 attn 가중치가 없습니다",
+    "rows": "target 토큰",
+    "columns": "source 토큰 (memory)",
+    "note": "칸의 숫자는 i번째 target 토큰이 j번째 source 토큰을 참고하는 비율입니다. 행마다 합이 1이고, "
+    "padding인 source 토큰(src_mask가 0인 열)은 0이어야 합니다.",
+}
+
+# The feedback picture: decoder layer 0's source attention after the forward, the second sentence (3 source
+# tokens of padding), head 0 — rows are target tokens, columns source tokens.
+CHAPTER = Chapter(id="09_model", probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="forward", path=("attributes", "src_attn"), index=(1, 0), label="src_attn",
+                                  texts=PICTURE_TEXTS),
+                  model_code=MODEL_CODE)

@@ -1,0 +1,364 @@
+"""Chapter 11 checks: the learning-rate schedule `rate` and `LabelSmoothing` (true_dist, KL loss summed).
+
+Judge side. `rate` is judged step by step against the reference (relative tolerance): step 0 against the
+student's own step 1 (a division by zero, inf or nan there is the missing guard), the warmup steps, the
+steps after it and another configuration. `LabelSmoothing` is judged on its attributes, the `true_dist`
+it stored and the loss it returned. A wrong result names the most likely bug by running "bug models" —
+max for min, other exponents, no factor; another denominator, confidence and smoothing swapped, padding
+column or rows kept, another reduction — on the same inputs and matching the student's numbers.
+"""
+import itertools
+import math
+
+import torch
+
+from . import ch11_probe as probe
+from . import messages, module_judge
+from .bugmodels import BugModels, ModelCode
+from .calls import explain_error
+from .compare import close, decode
+from .contract import Chapter, Picture
+from .errortext import runtime_error
+from .framework import Check, Finding, each_case
+from .korean import attach
+from .loading import place
+
+BUGS = {
+    "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(11)"),
+    "not_module": "LabelSmoothing은 nn.Module을 상속해야 합니다. class LabelSmoothing(nn.Module):로 정의하고 "
+    "__init__에서 super().__init__()을 부르세요.",
+    "no_step_guard": "step 0에서 rate를 계산하지 못합니다(0으로 나누기, inf 또는 nan). 0의 음수 거듭제곱 0 ** (-0.5)는 "
+    "정의되지 않습니다. 원문처럼 먼저 step 0을 1로 바꾸세요: if step == 0: step = 1. LambdaLR은 학습을 시작할 때 "
+    "step 0으로 rate를 부릅니다.",
+    "step_zero_value": "step 0의 rate가 step 1의 rate와 다릅니다. step 0은 1로 바꿔 계산합니다: rate(0) == rate(1).",
+    "max_for_min": "min 대신 max를 썼습니다. 학습률은 두 식 가운데 작은 쪽입니다: warmup 동안은 "
+    "step * warmup^(-1.5)(점점 커짐)이, 그 뒤로는 step^(-0.5)(점점 줄어듦)이 작습니다. max를 쓰면 첫 step의 학습률이 "
+    "가장 크고 warmup이 사라집니다.",
+    "warmup_exponent": "warmup의 지수가 틀렸습니다. warmup 동안의 식은 step * warmup^(-1.5)입니다. 그래야 "
+    "step = warmup에서 두 식 step^(-0.5)와 step * warmup^(-1.5)가 같아져 학습률이 끊기지 않고 이어집니다.",
+    "model_size_exponent": "model_size의 지수가 틀렸습니다. 전체에 model_size^(-0.5)를 곱합니다: d_model이 클수록 "
+    "학습률이 작습니다.",
+    "step_exponent": "warmup 뒤의 식에서 step의 지수가 틀렸습니다. warmup 뒤에는 step^(-0.5), 곧 1/√step에 비례해 "
+    "줄어듭니다.",
+    "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
+    "denominator": "smoothing을 나누는 수가 틀렸습니다. 정답 칸과 padding 칸을 뺀 size - 2개 칸에 smoothing을 똑같이 "
+    "나눕니다: smoothing / (size - 2). 그래야 padding이 아닌 행의 합이 1입니다.",
+    "swapped": "confidence와 smoothing이 바뀌었습니다. 정답 칸(target)에는 confidence = 1 - smoothing을, 나머지 칸에는 "
+    "smoothing / (size - 2)를 넣습니다.",
+    "pad_column": "padding 열(padding_idx)을 0으로 만들지 않았습니다. padding 토큰은 정답 후보가 아니므로 모든 행에서 "
+    "true_dist[:, padding_idx] = 0입니다.",
+    "pad_rows": "target이 padding인 행을 0으로 만들지 않았습니다. padding 위치가 loss에 들어가지 않도록 그 행 전체를 "
+    "0으로 채웁니다(index_fill_ 또는 masked_fill).",
+    "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
+    "forward 뒤의 self.true_dist를 읽습니다: self.true_dist = true_dist.",
+    "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
+    "loss를 더합니다. 토큰 수로 나누는 것은 학습 루프가 합니다.",
+    "criterion": 'self.criterion이 nn.KLDivLoss가 아닙니다. self.criterion = nn.KLDivLoss(reduction="sum")로 만드세요.',
+}
+
+RATE_DIFFERS = "rate 값이 기준과 다릅니다."
+TRUE_DIST_DIFFERS = "true_dist 값이 기준과 다릅니다."
+LOSS_DIFFERS = "loss 값이 기준과 다릅니다."
+RTOL = 1e-4  # relative: learning rates are ~1e-7 to 1e-3
+
+# ----------------------------------------------------------------------------- bug models
+### BEGIN BUG MODELS
+
+MODEL_EXPONENTS = {-0.5: None, 0.5: "model_size_exponent", -1.0: "model_size_exponent",
+                   -1.5: "model_size_exponent"}
+STEP_EXPONENTS = {-0.5: None, 0.5: "step_exponent", -1.0: "step_exponent", -1.5: "step_exponent"}
+WARMUP_EXPONENTS = {-1.5: None, -0.5: "warmup_exponent", 1.5: "warmup_exponent", -1.0: "warmup_exponent",
+                    -2.0: "warmup_exponent", -2.5: "warmup_exponent"}
+COMBINE = {"min": None, "max": "max_for_min"}
+FACTOR = {True: None, False: "factor_missing"}
+DENOMINATORS = {2: None, 1: "denominator", 0: "denominator"}  # smoothing / (size - k)
+REDUCTIONS = {"sum": None, "mean": "reduction", "batchmean": "reduction"}
+
+
+def rate_model(step, model_size, factor, warmup, model_exp=-0.5, step_exp=-0.5, warmup_exp=-1.5, combine="min",
+               with_factor=True):
+    """The schedule computed one way (the default is the solution's)."""
+    step = 1 if step == 0 else step
+    pick = min if combine == "min" else max
+    return (factor if with_factor else 1.0) * model_size ** model_exp * pick(step ** step_exp, step * warmup ** warmup_exp)
+
+
+def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):
+    """true_dist built one way: smoothing / (size - k), confidence and smoothing swapped, padding zeroed or not."""
+    confidence, smoothing = 1.0 - spec.smoothing, spec.smoothing
+    if swapped:
+        confidence, smoothing = smoothing, confidence
+    dist = torch.full(x.shape, smoothing / (spec.size - k), dtype=x.dtype)
+    dist.scatter_(1, target.unsqueeze(1), confidence)
+    if pad_column:
+        dist[:, spec.padding_idx] = 0
+    if pad_rows:
+        dist = dist.masked_fill((target == spec.padding_idx).unsqueeze(1), 0.0)
+    return dist
+
+
+def _label(*bugs):
+    """The bug keys a model stands for (None: the solution's way)."""
+    return tuple(dict.fromkeys(bug for bug in bugs if bug)) or None
+
+
+def _by_bug_count(pairs):
+    """(label, model) pairs without the solution's way, fewest bugs first (a stable order)."""
+    return sorted(((label, model) for label, model in pairs if label), key=lambda pair: len(pair[0]))
+
+
+def _rate_models():
+    return _by_bug_count(
+        (_label(MODEL_EXPONENTS[m], STEP_EXPONENTS[s], WARMUP_EXPONENTS[w], COMBINE[c], FACTOR[f]),
+         ("rate", m, s, w, c, f))
+        for m, s, w, c, f in itertools.product(MODEL_EXPONENTS, STEP_EXPONENTS, WARMUP_EXPONENTS, COMBINE, FACTOR))
+
+
+def _smoothing_models():
+    return _by_bug_count(
+        (_label(DENOMINATORS[k], "swapped" if swapped else None, None if column else "pad_column",
+                None if rows else "pad_rows", REDUCTIONS[reduction]), ("smoothing", k, swapped, column, rows, reduction))
+        for k, swapped, column, rows, reduction in itertools.product(DENOMINATORS, (False, True), (True, False),
+                                                                     (True, False), REDUCTIONS))
+
+
+def _models(case):
+    """(label, model) pairs for `case`: schedules for a rate case, label smoothings for a forward case."""
+    return _rate_models() if probe.CASES[case].kind == "rate" else _smoothing_models()
+
+
+def _call(model, case, inputs):
+    """A rate model's values at the case's steps, or a smoothing model's {"true_dist", "loss"} on the case's inputs."""
+    spec = probe.CASES[case]
+    if model[0] == "rate":
+        _, m, s, w, c, f = model
+        return torch.tensor([rate_model(step, spec.model_size, spec.factor, spec.warmup, m, s, w, c, f)
+                             for step in spec.steps], dtype=torch.float64)
+    _, k, swapped, column, rows, reduction = model
+    x, target = inputs
+    dist = true_dist_model(spec, x, target, k, swapped, column, rows)
+    return {"true_dist": dist, "loss": torch.nn.functional.kl_div(x, dist, reduction=reduction)}
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call)
+### END BUG MODELS
+
+
+def _same(student, produced):
+    """Does a model reproduce the student's ("rate", values), ("true_dist", tensor) or ("loss", tensor)?"""
+    kind, value = student
+    if kind == "rate":
+        produced = produced.tolist()
+        return len(value) == len(produced) and all(math.isclose(a, b, rel_tol=RTOL) for a, b in zip(value, produced))
+    return module_judge.same_output(value, produced[kind])
+
+
+MODELS = BugModels("ch11", same=_same, bugs=BUGS)
+
+# ----------------------------------------------------------------------------- rate
+
+
+def rate_values(evidence, case):
+    """The student's values at the case's steps (floats, "inf"/"nan", {"error"} or {"kind"}), or raise Finding."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(explain_error(evidence, case, trace["error"], BUGS))
+    return trace["values"]
+
+
+def value_problem(evidence, case, step, value):
+    """Korean: one step's value is an exception, not a number or not finite; None for a finite number."""
+    shown = f"step {step}에서 " if evidence.visible(case) else ""
+    if isinstance(value, dict) and "error" in value:
+        return shown + runtime_error(evidence, case, value["error"])
+    if isinstance(value, dict):
+        return f"rate는 숫자(float)를 돌려줘야 하는데 {value.get('type', value.get('kind'))} 값을 돌려줍니다."
+    if isinstance(value, str):
+        return shown + messages.NOT_FINITE
+    return None
+
+
+def rate_problem(evidence, case):
+    """Why the student's rate at the case's steps differs from the reference (Korean), or None."""
+    steps, values = probe.CASES[case].steps, rate_values(evidence, case)
+    for step, value in zip(steps, values):
+        problem = value_problem(evidence, case, step, value)
+        if problem:
+            return problem
+    expected = evidence.reference(case)["values"]
+    wrong = [(step, v, e) for step, v, e in zip(steps, values, expected) if not math.isclose(v, e, rel_tol=RTOL)]
+    if not wrong:
+        return None
+    found = MODELS.matching(evidence, case, student=("rate", values))
+    if found:
+        return MODELS.explain(evidence, case, found)
+    if not evidence.visible(case):
+        return RATE_DIFFERS
+    step, value, want = wrong[0]
+    return f"{RATE_DIFFERS} step {step}에서 {value:.6e}입니다. {want:.6e}이어야 합니다."
+
+
+def step_zero_problem(evidence, case):
+    """rate(0) must be finite and equal the student's own rate(1) (Korean problem, or None)."""
+    zero, one = rate_values(evidence, case)
+    problem = value_problem(evidence, case, 1, one)
+    if problem:
+        return problem
+    if isinstance(zero, dict) and "error" in zero:
+        error = zero["error"]
+        where = place(error.get("where"))
+        return f"{BUGS['no_step_guard']} (rate(0)에서 {error['type']}: {error['message']}{', ' + where if where else ''})"
+    if isinstance(zero, str):
+        return f"{BUGS['no_step_guard']} (rate(0) = {zero})"
+    problem = value_problem(evidence, case, 0, zero)
+    if problem:
+        return problem
+    if math.isclose(zero, one, rel_tol=RTOL):
+        return None
+    return f"{BUGS['step_zero_value']} rate(0) = {zero:.6e}, rate(1) = {one:.6e}."
+
+
+# ----------------------------------------------------------------------------- LabelSmoothing
+
+
+def smoothing_error(evidence, case, error):
+    """A Korean diagnosis of an exception building or running the student's LabelSmoothing."""
+    if error["type"] == "NotAModule":
+        return BUGS["not_module"]
+    return explain_error(evidence, case, error, BUGS)
+
+
+def number(description):
+    """The number an encoded attribute holds (a Python number or a one-element tensor), else None."""
+    if description.get("kind") == "number":
+        return description["value"]
+    if description.get("kind") == "tensor" and description.get("data") and len(description["data"]) == 1:
+        return float(description["data"][0])
+    return None
+
+
+def attributes_problem(evidence, case):
+    """The attributes of a fresh LabelSmoothing and its criterion against the reference's (Korean), or None."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        return smoothing_error(evidence, case, trace["error"])
+    found, expected = trace["attributes"], evidence.reference(case)["attributes"]
+    missing = [name for name in probe.ATTRIBUTES if found[name].get("kind") == "missing"]
+    criterion, wanted = trace["criterion"], evidence.reference(case)["criterion"]
+    if missing or criterion["type"] is None:
+        names = [f"self.{name}" for name in missing] + ([] if criterion["type"] else ["self.criterion"])
+        return f"속성이 없습니다: {module_judge.names_text(names)}. 속성 이름은 채점 기준의 일부입니다."
+    if criterion["type"] != wanted["type"]:
+        return f"{BUGS['criterion']} (찾은 것: {criterion['type']})"
+    if criterion["reduction"] != wanted["reduction"]:
+        return f"{BUGS['reduction']} (찾은 값: {criterion['reduction']!r})"
+    have = {name: number(found[name]) for name in probe.ATTRIBUTES}
+    want = {name: number(expected[name]) for name in probe.ATTRIBUTES}
+    if _close(have["confidence"], want["smoothing"]) and _close(have["smoothing"], want["confidence"]):
+        return BUGS["swapped"]
+    for name in probe.ATTRIBUTES:
+        if not _close(have[name], want[name]):
+            return f"{attach(f'self.{name}', '이')} {_shown(have[name], found[name])}입니다. {attach(f'{want[name]:g}', '이어야')} 합니다."
+    return None
+
+
+def _close(a, b):
+    """Whether an attribute's number `a` (None: not a number) equals the reference's `b`."""
+    return a is not None and math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+
+
+def _shown(value, description):
+    """An attribute as the message shows it: its number, else its type."""
+    return f"{value:g}" if value is not None else description.get("type", description.get("kind"))
+
+
+def read_true_dist(evidence, case):
+    """The true_dist the student's forward stored on `case`, as a float64 tensor, or raise Finding."""
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(smoothing_error(evidence, case, trace["error"]))
+    found = trace.get("attributes", {}).get("true_dist", {"kind": "missing"})
+    if found.get("kind") != "tensor":
+        raise Finding(BUGS["true_dist_missing"])
+    return decode(found)
+
+
+def differs(evidence, case, kind, student, expected, fallback):
+    """Why the student's `kind` ("true_dist" or "loss") on `case` differs from `expected` (Korean), or None."""
+    if close(student, expected):
+        return None
+    found = MODELS.matching(evidence, case, student=(kind, student))
+    if found:
+        return MODELS.explain(evidence, case, found)
+    if student.shape != expected.shape:
+        if kind == "loss":
+            return "loss는 스칼라 텐서 하나(모양 ())여야 합니다."
+        return module_judge.shape_problem(student.shape, expected.shape, evidence.visible(case))
+    if not evidence.visible(case):
+        return fallback
+    if kind == "loss":
+        return f"{fallback} {student.item():.4f}입니다. {expected.item():.4f}이어야 합니다."
+    row, column = [int(i) for i in (~torch.isclose(student, expected, rtol=1e-4, atol=1e-5)).nonzero()[0]]
+    return (f"{fallback} {row}번 행, {column}번 열이 {student[row, column]:.4f}입니다. "
+            f"{expected[row, column]:.4f}이어야 합니다.")
+
+
+@each_case
+def true_dist_judge(evidence, case):
+    """The true_dist the student's forward stored equals the reference's; otherwise name the bug."""
+    expected = decode(evidence.reference(case)["attributes"]["true_dist"])
+    return differs(evidence, case, "true_dist", read_true_dist(evidence, case), expected, TRUE_DIST_DIFFERS)
+
+
+@each_case
+def loss_judge(evidence, case):
+    """The loss the student's forward returned equals the reference's; otherwise name the bug."""
+    loss = module_judge.read_result(evidence, case, smoothing_error)
+    return differs(evidence, case, "loss", loss, decode(evidence.reference(case)["result"]), LOSS_DIFFERS)
+
+
+# ----------------------------------------------------------------------------- checks
+
+CHECKS = [
+    Check(name="rate_step_zero", points=10, title="step 0은 1로: rate(0) == rate(1) (0으로 나누지 않음)",
+          cases=("rate_zero",), judge=each_case(step_zero_problem)),
+    Check(name="rate_warmup", points=15, title="warmup 동안: step * warmup^(-1.5)에 비례해 커짐",
+          cases=("rate_warmup",), judge=each_case(rate_problem)),
+    Check(name="rate_decay", points=10, title="warmup 뒤: step^(-0.5)에 비례해 줄어듦", cases=("rate_decay",),
+          judge=each_case(rate_problem)),
+    Check(name="rate_config", points=5, title="다른 model_size, factor, warmup", cases=("rate_config",),
+          judge=each_case(rate_problem)),
+    Check(name="ls_attributes", points=5, title='criterion = KLDivLoss(reduction="sum"), confidence = 1 - smoothing',
+          cases=("ls_module",), judge=each_case(attributes_problem)),
+    Check(name="ls_true_dist", points=15, title="self.true_dist: smoothing / (size - 2), 정답 칸 confidence, "
+          "padding 열과 행은 0", cases=("ls_demo", "ls_batch"), judge=true_dist_judge),
+    Check(name="ls_loss", points=10, title="loss: KLDivLoss(x, true_dist)의 합", cases=("ls_demo", "ls_batch"),
+          judge=loss_judge),
+]
+
+### BEGIN HIDDEN TESTS
+CHECKS += [
+    Check(name="hidden_rate", points=10, title="다른 model_size, factor, warmup과 step", cases=("hidden_rate",),
+          judge=each_case(rate_problem), visible=False),
+    Check(name="hidden_ls_true_dist", points=10, title="다른 어휘 크기, padding 번호, smoothing의 true_dist",
+          cases=("hidden_ls", "hidden_ls_no_pad"), judge=true_dist_judge, visible=False),
+    Check(name="hidden_ls_loss", points=10, title="다른 어휘 크기, padding 번호, smoothing의 loss",
+          cases=("hidden_ls", "hidden_ls_no_pad"), judge=loss_judge, visible=False),
+]
+### END HIDDEN TESTS
+
+# How the feedback page names and explains the picture (Korean).
+PICTURE_TEXTS = {
+    "title": "라벨 스무딩의 목표 분포 true_dist 그림",
+    "what": "forward가 self.true_dist에 저장한 목표 분포",
+    "missing": "코드가 오류로 끝났거나 forward가 self.true_dist에 (토큰 수, 어휘 크기) 목표 분포를 저장하지 않았습니다",
+    "rows": "토큰 (target)",
+    "columns": "어휘의 단어",
+    "note": "칸의 숫자는 그 토큰의 목표 확률입니다. 정답 칸은 confidence, 나머지 칸은 smoothing / (size - 2), "
+    "padding 열과 target이 padding인 행은 0입니다. padding이 아닌 행은 합이 1이어야 합니다.",
+}
+
+CHAPTER = Chapter(id="11_smoothing", probe=probe, checks=CHECKS, bugs=BUGS,
+                  picture=Picture(case="ls_demo", path=("attributes", "true_dist"), label="true_dist",
+                                  texts=PICTURE_TEXTS),
+                  model_code=MODEL_CODE)

@@ -1,0 +1,45 @@
+"""Chapter 03's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch03_judge.BUGS`), never retyped.
+"""
+from grader.checks import ch03_judge
+
+from tests.checks.chapters import Bug, fails
+
+ALL = frozenset(check.name for check in ch03_judge.CHECKS)
+FORWARD = frozenset({"self_attention", "stores_attn", "cross_attention", "padding_mask", "dropout_train",
+                     "hidden_causal", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"})
+OUTPUTS = FORWARD - {"stores_attn"}  # the output is wrong, self.attn is right
+KEY_NOT_VALUE = frozenset({"cross_attention", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"})
+PER_EXAMPLE_PADDING = frozenset({"padding_mask", "hidden_cross_mask", "hidden_dropout"})
+TRAIN = frozenset({"dropout_train", "hidden_dropout"})
+MASKED = frozenset({"padding_mask", "hidden_causal", "hidden_cross_mask", "hidden_dropout"})
+
+EXPECTED = {
+    "no_split_transpose": fails(20, FORWARD, "no_split_transpose"),  # view(…, h, d_k) without transpose(1, 2)
+    "no_merge_transpose": fails(25, OUTPUTS, "no_merge_transpose"),  # x.contiguous().view(…) before the output
+    "no_contiguous": fails(20, FORWARD, "no_contiguous"),  # transpose(1, 2).view(…): RuntimeError
+    "no_unsqueeze": fails(75, PER_EXAMPLE_PADDING, "no_unsqueeze"),  # mask kept as (batch, 1, key length)
+    # A faulty clones costs its own check only: the class is judged with the probe's deep-copying stand-in.
+    "shared_clones": fails(90, {"clones_deep_copies"}, "clones_shared"),  # nn.ModuleList([module] * N)
+    "shallow_copy": fails(90, {"clones_deep_copies"}, "clones_shared"),  # copy.copy(module)
+    "shallow_clones_loop": fails(90, {"clones_deep_copies"}, "clones_shared"),  # [module for _ in range(N)]
+    "plain_list": fails(90, {"clones_deep_copies"}, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
+    "split_transpose_axes": fails(20, FORWARD, "split_transpose_axes"),  # view(…, h, d_k).transpose(1, 3)
+    "dropout_on_output": fails(83, TRAIN, "dropout_on_output"),  # self.dropout(self.linears[-1](x))
+    "no_output_projection": fails(25, OUTPUTS, "no_output_projection"),  # return x
+    "dk_is_d_model": fails(20, FORWARD, "dk_is_d_model"),  # self.d_k = d_model
+    "dropout_not_passed": fails(83, TRAIN, "dropout_not_passed"),  # attention(…, mask=mask)
+    "attn_not_stored": fails(95, {"stores_attn"}, "attn_not_stored"),  # x, attn = attention(…)
+    "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
+    "query_as_key": fails(68, KEY_NOT_VALUE, "query_as_key"),  # zip(self.linears, (query, query, value))
+    "mask_not_passed": fails(67, MASKED, "mask_not_passed"),  # attention(query, key, value, dropout=…)
+    "output_first_linear": fails(25, OUTPUTS, "output_first_linear"),  # return self.linears[0](x)
+    "view_heads_first": fails(20, FORWARD, "view_heads_first"),  # lin(x).view(nbatches, self.h, -1, self.d_k)
+    "dk_float": fails(20, FORWARD, "dk_float"),  # self.d_k = d_model / h: a float in view()
+    # self.layers instead of self.linears: the names differ (clones itself is right)
+    "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
+    # near misses (issue 27): almost right, and each must still fail
+    # nn.Dropout(p=0.1) whatever dropout is: right in eval mode, the wrong rate in train mode
+    "near_dropout_hardcoded": Bug(83, dict.fromkeys({"dropout_train", "hidden_dropout"}, ())),
+}

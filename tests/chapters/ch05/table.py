@@ -1,0 +1,44 @@
+"""Chapter 05's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch05_judge.BUGS`), never retyped.
+"""
+from tests.checks.chapters import Bug, fails
+
+EMBEDDINGS = frozenset({"embeddings_structure", "embeddings_scale", "hidden_embeddings"})
+PE_OUTPUTS = frozenset({"pe_eval", "pe_dropout_train", "hidden_pe", "hidden_pe_dropout"})
+TRAIN = frozenset({"pe_dropout_train", "hidden_pe_dropout"})
+
+EXPECTED = {
+    "emb_no_scale": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_no_scale"),  # return self.lut(x)
+    "emb_times_d_model": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_times_d_model"),  # × d_model
+    "renamed_lut": fails(65, EMBEDDINGS, "names"),  # self.embedding instead of self.lut
+    "pe_sin_cos_swapped": fails(50, PE_OUTPUTS, "pe_swapped"),  # even columns cos, odd columns sin
+    "pe_concatenated": fails(50, PE_OUTPUTS, "pe_concatenated"),  # torch.cat([sin, cos], dim=1)
+    "pe_div_term_sign": fails(50, PE_OUTPUTS, "pe_div_sign"),  # exp(+2i·log(10000)/d)
+    # pos · 10000^(2i/d) written as a power: the first sin/cos pair is right, the later ones are not
+    "pe_frequency_power": fails(50, PE_OUTPUTS, "pe_frequencies"),
+    # same outputs: only the module's structure shows these two
+    "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
+    "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
+    "pe_max_len_ignored": fails(92.5, {"pe_structure"}, "max_len_ignored"),  # torch.zeros(5000, d_model)
+    "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
+    "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
+    "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
+    "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", first="dropout_module",
+                               pe_structure="dropout_module"),
+    # near misses (issue 27): almost right, and each must still fail
+    # math.log(10001.0): frequencies off by 1e-4 relative, seen at the later positions only
+    "near_log_10001": fails(80, {"pe_dropout_train", "hidden_pe"}, "pe_frequencies"),
+    # lut(x) * (1.001 * sqrt(d_model)): 0.1 % off, ten times the tolerance
+    "near_emb_scale_tenth_percent": Bug(75, dict.fromkeys({"embeddings_scale", "hidden_embeddings"}, ())),
+    # nn.Embedding(vocab + 1, d_model): one row too many (the rows it shares are drawn the same)
+    "near_vocab_plus_one": Bug(65, dict.fromkeys(EMBEDDINGS, ())),
+    # zeros(max_len + 1, d_model), arange(0, max_len + 1): the same outputs, a table one row too long
+    "near_max_len_plus_one": Bug(85, dict.fromkeys({"pe_structure"}, ())),
+    # register_buffer("pe", pe, persistent=False): a buffer, but not in the state_dict
+    "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_registered"),
+    # arange(1, max_len + 1): positions counted from 1, every row one position off
+    "near_position_from_1": Bug(50, dict.fromkeys(PE_OUTPUTS, ())),
+    # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off
+    "near_dropout_p": Bug(65, {"pe_structure": ("dropout_module",), **dict.fromkeys(TRAIN, ())}),
+}

@@ -1,0 +1,1 @@
+"""Chapter 07_encoder: fixtures (`fixtures/*.diff`), the expectations table (`table.py`) and the chapter's own tests."""

@@ -1,0 +1,42 @@
+"""Chapter 07's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch07_judge.BUGS`), never retyped.
+"""
+from tests.checks.chapters import fails
+
+STRUCTURES = frozenset({"layer_structure", "encoder_structure"})
+ENCODER_OUTPUTS = frozenset({"encoder_forward", "encoder_train", "hidden_encoder", "hidden_train"})
+LAYER_OUTPUTS = frozenset({"layer_forward", "hidden_layer"})
+OUTPUTS = ENCODER_OUTPUTS | LAYER_OUTPUTS
+ENCODER = ENCODER_OUTPUTS | {"encoder_structure"}  # an Encoder's checks but the padding weights (still 0)
+FORWARDS = OUTPUTS | {"pad_attention"}
+EVERY = STRUCTURES | FORWARDS
+
+EXPECTED = {
+    "layers_times_n": fails(45, ENCODER, "layers_shared"),  # nn.ModuleList([layer] * N)
+    "layers_shallow_copy": fails(45, ENCODER, "layers_shared"),  # copy.copy(layer): the same parameters
+    "layers_plain_list": fails(45, ENCODER, "layers_list"),  # a plain list of deep copies: never registered
+    "no_final_norm": fails(45, ENCODER, "no_final_norm"),  # no self.norm at all
+    "final_norm_unused": fails(55, ENCODER_OUTPUTS, "no_final_norm"),  # self.norm built, return x
+    "mask_not_passed": fails(20, FORWARDS, "mask_not_passed"),  # self.self_attn(x, x, x)
+    "sublayers_swapped": fails(30, OUTPUTS, "sublayers_swapped"),  # feed-forward first, then attention
+    "sublayer_indices_swapped": fails(30, OUTPUTS, "sublayer_indices_swapped"),  # attention in sublayer[1]
+    "one_sublayer": fails(10, EVERY - {"pad_attention"}, "sublayer_reused"),  # self.sublayer = SublayerConnection(...) used twice
+    "sublayer_times_two": fails(10, EVERY - {"pad_attention"}, "sublayer_reused"),  # nn.ModuleList([SublayerConnection(...)] * 2)
+    "sublayer_0_twice": fails(30, OUTPUTS, "sublayer_reused"),  # two built, sublayer[0] used for both
+    "layers_not_chained": fails(55, ENCODER_OUTPUTS, "layers_not_chained"),  # out = layer(x, mask) in the loop
+    "no_size": fails(25, ENCODER | {"layer_structure", "pad_attention"}, "size_missing"),  # Encoder's layer.size fails
+    "attn_not_wrapped": fails(20, FORWARDS, "sublayer_function"),  # self.sublayer[0](x, self.self_attn)
+    "attn_called_early": fails(20, FORWARDS, "sublayer_function"),  # self.sublayer[0](x, self.self_attn(x, x, x, mask))
+    "dropout_hardcoded": fails(60, STRUCTURES | {"encoder_train", "hidden_train"}, "dropout_rate"),  # SublayerConnection(size, 0.1)
+    # near misses (issue 27): almost right, and each must still fail
+    "near_attn_not_stored": fails(90, {"pad_attention"}, "attn_missing"),  # x, _ = attention(...): outputs right
+    # the function given to SublayerConnection ignores its argument: lambda y: self.self_attn(x, x, x, mask)
+    "lambda_outer_x": fails(30, OUTPUTS, "lambda_ignores_argument"),
+    "ff_lambda_outer_x": fails(30, OUTPUTS, "lambda_ignores_argument"),  # lambda y: self.feed_forward(h)
+    "attn_result_unused": fails(30, OUTPUTS, "attn_result_unused"),  # return self.sublayer[1](x, ...) on the input x
+    "return_in_loop": fails(55, ENCODER_OUTPUTS, "return_in_loop"),  # return self.norm(x) inside the for loop
+    "first_layer_only": fails(55, ENCODER_OUTPUTS, "first_layer_only"),  # x = self.layers[0](x, mask) N times
+    "norm_first": fails(55, ENCODER_OUTPUTS, "norm_first"),  # x = self.norm(x) before the layers, return x
+    "norm_every_layer": fails(55, ENCODER_OUTPUTS, "norm_every_layer"),  # x = self.norm(layer(x, mask))
+}

@@ -1,0 +1,42 @@
+"""Chapter 08's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch08_judge.BUGS`), never retyped.
+"""
+from grader.checks import ch08_judge
+
+from tests.checks.chapters import Bug, fails
+
+ALL = frozenset(check.name for check in ch08_judge.CHECKS)
+STRUCTURES = frozenset({"layer_structure", "decoder_structure"})
+FORWARD = ALL - STRUCTURES
+DECODER = frozenset({"decoder_structure", "decoder_forward", "decoder_train", "hidden_decoder", "hidden_train"})
+
+EXPECTED = {
+    # self_attn(x, x, x, src_mask), src_attn(x, m, m, tgt_mask): an error where S ≠ T, wrong values where S = T
+    "masks_swapped": fails(20, FORWARD, "masks_swapped"),
+    "memory_ignored": fails(20, FORWARD, "memory_ignored"),  # src_attn(x, x, x, src_mask)
+    "memory_as_query": fails(20, FORWARD, "memory_as_query"),  # src_attn(m, x, x, src_mask)
+    # clones(SublayerConnection(...), 2) and sublayer[1] used again for the feed forward, as in the encoder
+    "two_sublayers": fails(0, ALL, "third_sublayer"),
+    "no_feed_forward": fails(20, FORWARD, "third_sublayer"),  # returns after the source attention
+    "plain_feed_forward": fails(20, FORWARD, "third_sublayer"),  # return self.feed_forward(x): no residual
+    "no_final_norm": fails(55, DECODER - {"decoder_structure"}, "final_norm"),  # self.norm made, return x
+    "no_norm_attribute": fails(45, DECODER, "final_norm"),  # no self.norm at all
+    "shared_layers": fails(45, DECODER, "shared_layers"),  # nn.ModuleList([layer] * N)
+    "shallow_copy": fails(45, DECODER, "shared_layers"),  # copy.copy(layer)
+    "layers_list": fails(45, DECODER, "layers_list"),  # [copy.deepcopy(layer) …]: nothing registered
+    # no self.size: the layer's structure check says so, and Decoder's LayerNorm(layer.size) raises
+    "size_missing": fails(35, DECODER | {"layer_structure"}, "size"),
+    # near misses (issue 27): almost right, and each must still fail
+    # SublayerConnection(size, 0.1) in DecoderLayer: right in eval mode, the wrong rate in train mode
+    "near_dropout_hardcoded": Bug(80, dict.fromkeys({"decoder_train", "hidden_train"}, ())),
+    "cross_before_self": fails(20, FORWARD, "cross_before_self"),  # src_attn in sublayer[0], self_attn in sublayer[1]
+    "ff_in_sublayer_1": fails(20, FORWARD, "sublayer_indices_swapped"),  # src_attn in sublayer[2], feed forward in [1]
+    "tgt_mask_not_passed": fails(20, FORWARD, "tgt_mask_not_passed"),  # self.self_attn(x, x, x)
+    "src_mask_not_passed": fails(20, FORWARD, "src_mask_not_passed"),  # self.src_attn(x, m, m)
+    "lambda_outer_x": fails(20, FORWARD, "lambda_ignores_argument"),  # lambda y: self.self_attn(x, x, x, tgt_mask)
+    "memory_normed_as_key": fails(20, FORWARD, "memory_not_key_value"),  # self.src_attn(y, y, memory, src_mask)
+    "return_in_loop": fails(55, DECODER - {"decoder_structure"}, "return_in_loop"),  # return inside the for loop
+    "memory_through_layers": fails(55, DECODER - {"decoder_structure"}, "memory_replaced"),  # memory = x in the loop
+    "norm_every_layer": fails(55, DECODER - {"decoder_structure"}, "norm_every_layer"),  # x = self.norm(layer(...))
+}

@@ -1,0 +1,42 @@
+"""Chapter 09's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch09_judge.BUGS`), never retyped.
+"""
+from tests.checks.chapters import fails
+
+TRAIN = frozenset({"train", "hidden_train"})
+DECODER = frozenset({"decode", "forward", "hidden_outputs"}) | TRAIN  # everything that runs the decoder's embedding
+FORWARD = frozenset({"forward", "hidden_outputs"}) | TRAIN
+GENERATOR = frozenset({"generator", "hidden_outputs"})
+MODEL = frozenset({"model_structure", "hidden_model"})
+ALL_BUT_GENERATOR = MODEL | DECODER | {"xavier", "encode"}
+
+EXPECTED = {
+    "softmax_not_log": fails(86.6667, GENERATOR, "softmax_not_log"),  # self.proj(x).softmax(dim=-1)
+    "no_log_softmax": fails(86.6667, GENERATOR, "no_log_softmax"),  # self.proj(x), no normalisation
+    # decode embeds tgt with src_embed: another vocabulary on the hidden decode (an IndexError named by its model)
+    "decode_src_embed": fails(53.3333, DECODER, "decode_src_embed"),
+    "encode_no_mask": fails(56.6667, FORWARD | {"encode"}, "encode_no_mask"),  # encoder(src_embed(src), None)
+    # decoder(x, memory, tgt_mask, src_mask): an error when src and tgt lengths differ, wrong values when equal
+    "masks_swapped": fails(53.3333, DECODER, "masks_swapped"),
+    "forward_masks_swapped": fails(66.6667, FORWARD, "masks_swapped"),  # decode(memory, tgt_mask, tgt, src_mask)
+    "forward_generator": fails(66.6667, FORWARD, "forward_generator"),  # forward returns generator(decode(...))
+    # no Xavier at all, or only the nn.Linear weights (the embeddings keep N(0, 1)): loaded weights hide it
+    "no_xavier": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
+    "xavier_linear_only": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
+    # DecoderLayer(d_model, attn, attn, ...): the structure shows the sharing, the outputs name it from the numbers
+    "shared_attention": fails(38.3333, MODEL | DECODER, "shared_attention"),
+    "n_ignored": fails(13.3333, ALL_BUT_GENERATOR, "n_ignored"),  # Encoder(..., 6), Decoder(..., 6)
+    "dropout_ignored": fails(65, MODEL | TRAIN, "dropout_ignored"),  # 0.1 everywhere, whatever dropout is
+    "decode_no_tgt_mask": fails(53.3333, DECODER, "decode_no_tgt_mask"),  # decoder(…, memory, src_mask, None)
+    "decode_no_src_mask": fails(53.3333, DECODER, "decode_no_src_mask"),  # decoder(…, memory, None, tgt_mask)
+    "generator_no_proj": fails(86.6667, GENERATOR, "generator_no_proj"),  # log_softmax(x, dim=-1): no proj
+    "ff_no_dropout": fails(65, MODEL | TRAIN, "ff_no_dropout"),  # PositionwiseFeedForward(d_model, d_ff)
+    # `return model` indented into the loop: only the first matrix gets Xavier
+    "return_in_init_loop": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
+    # xavier_uniform_ on every parameter: torch refuses the 1-D ones, so no model is ever built
+    "xavier_all": fails(13.3333, ALL_BUT_GENERATOR, "xavier_all"),
+    # near misses (issue 27): almost right, and each must still fail
+    # xavier_uniform_(p, gain=1.25): a spread 25 % off, past the 20 % the check allows
+    "near_xavier_gain": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
+}

@@ -1,0 +1,1 @@
+"""Chapter 10_batching: fixtures (`fixtures/*.diff`), the expectations table (`table.py`) and the chapter's own tests."""

@@ -1,0 +1,49 @@
+"""Chapter 11's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch11_judge.BUGS`), never retyped.
+"""
+from tests.checks.chapters import Bug, fails
+
+RATES = frozenset({"rate_warmup", "rate_decay", "rate_config", "hidden_rate"})
+WARMUP = frozenset({"rate_warmup", "rate_config", "hidden_rate"})  # the steps before warmup
+SMOOTHING = frozenset({"ls_true_dist", "ls_loss", "hidden_ls_true_dist", "hidden_ls_loss"})
+TRUE_DIST = frozenset({"ls_true_dist", "hidden_ls_true_dist"})
+LOSS = frozenset({"ls_loss", "hidden_ls_loss"})
+SWAPPED_EXPONENTS = ("model_size_exponent", "warmup_exponent")
+
+EXPECTED = {
+    "no_step_guard": fails(90, {"rate_step_zero"}, "no_step_guard"),  # 0 ** (-0.5): ZeroDivisionError
+    "step_zero_nan": fails(90, {"rate_step_zero"}, "no_step_guard"),  # torch: inf * 0 = nan at step 0
+    "piecewise_no_guard": fails(90, {"rate_step_zero"}, "step_zero_value"),  # if step < warmup: …, rate(0) = 0
+    "max_for_min": fails(60, RATES, "max_for_min"),
+    # torch.maximum without the guard: inf at step 0 (max(inf, 0)), max for min everywhere else
+    "torch_max_no_guard": fails(50, RATES, "max_for_min", first="no_step_guard",
+                                 rate_step_zero="no_step_guard"),
+    "model_size_exponent": fails(60, RATES, "model_size_exponent"),  # model_size ** 0.5
+    "warmup_exponent": fails(70, WARMUP, "warmup_exponent"),  # warmup ** (-0.5): the steps after warmup are right
+    # model_size ** (-1.5), warmup ** (-0.5): after warmup only the model size shows
+    "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", first="warmup_exponent",
+                                **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
+    "factor_missing": fails(85, {"rate_config", "hidden_rate"}, "factor_missing"),  # factor 1 elsewhere
+    "denominator": fails(55, SMOOTHING, "denominator"),  # smoothing / (size - 1)
+    "confidence_swapped": fails(55, SMOOTHING, "swapped"),
+    "pad_column_kept": fails(55, SMOOTHING, "pad_column"),
+    "pad_rows_kept": fails(65, SMOOTHING, "pad_rows"),  # half the hidden credit: one hidden target has no padding
+    "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
+    "reduction_mean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
+    "reduction_batchmean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
+    # near misses (issue 27): almost right, and each must still fail
+    "near_rate_5_percent_high": Bug(60, dict.fromkeys(RATES, ())),  # 1.05 * factor: no bug named, the value differs
+    # 1.0 - self.smoothing written inline, self.confidence never stored: the values are right, one attribute is missing
+    "near_confidence_not_stored": Bug(95, {"ls_attributes": ()}),
+    # step = 1e-9 instead of 1: no division by zero, but rate(0) is ~0, not rate(1)
+    "near_step_guard_tiny": fails(90, {"rate_step_zero"}, "step_zero_value"),
+    # self.true_dist = true_dist.unsqueeze(0): the right values with a batch axis; the loss is right
+    "near_true_dist_batch_axis": Bug(75, dict.fromkeys(TRUE_DIST, ())),
+    # the loss returned as .item(): the right number, no tensor (and no gradient)
+    "near_loss_item": Bug(80, dict.fromkeys(LOSS, ())),
+    # scatter_(…, self.confidence * 1.001): the target's probability 0.1 % high, ten times the tolerance
+    "near_confidence_tenth_percent": Bug(55, dict.fromkeys(SMOOTHING, ())),
+    # 1.001 * factor: 0.1 % high, ten times the judge's RTOL (the 5 % row misses RTOL loosened to 1e-2)
+    "near_rate_tenth_percent": Bug(60, dict.fromkeys(RATES, ())),
+}

@@ -1,0 +1,42 @@
+"""Chapter 14's expectations: each bug fixture → exact score, exactly the checks it fails, the bug each one names.
+
+Diagnoses are named by bug key (`ch14_judge.BUGS`), never retyped.
+"""
+from tests.checks.chapters import fails
+
+GETTERS = frozenset({"getters", "hidden_getters"})
+FILL = frozenset({"fill_attention", "hidden_fill"})
+MAP = frozenset({"attn_map_data", "visualize_layer", "hidden_drawing"})  # visualize_layer draws with attn_map
+TICKS = frozenset({"attn_map_ticks", "hidden_drawing"})  # half of hidden_drawing: the hidden attn_map case
+LAYER = frozenset({"visualize_layer", "hidden_drawing"})  # half of hidden_drawing: the hidden visualize_layer case
+
+EXPECTED = {
+    # the getters: one of three wrong costs a third of each getter check
+    "getter_src_returns_self": fails(91.6667, GETTERS, "getter_kind"),  # get_decoder_src → self_attn
+    "getters_layer_zero": fails(75, GETTERS, "getter_layer"),  # layers[0] whatever the layer
+    "getters_return_module": fails(75, GETTERS, "getter_not_attn"),  # ….self_attn, not ….self_attn.attn
+    # fill_attention
+    "fill_train_mode": fails(80, FILL, "train_mode"),  # no model.eval(): dropout in the maps
+    "fill_no_return": fails(80, FILL, "fill_return"),  # the maps are right, the tokens are not returned
+    # attn_map's data (and visualize_layer, which draws with it)
+    "map_transposed": fails(55, MAP, "transposed"),  # ax.imshow(m.T): the ticks stay right
+    "map_softmax_again": fails(55, MAP, "softmax_again"),
+    "map_not_cropped": fails(55, MAP, "not_cropped", visualize_layer="ntokens_ignored",
+                             hidden_drawing=("not_cropped", "ntokens_ignored")),
+    "map_head_zero": fails(55, MAP, "other_head", visualize_layer="same_head",
+                           hidden_drawing=("other_head", "same_head")),  # attn[0, 0] whatever the head
+    # attn_map's ticks
+    "ticks_missing": fails(82.5, TICKS, "ticks_missing"),
+    "ticks_swapped": fails(82.5, TICKS, "ticks_swapped"),  # row tokens on the x axis
+    "ticks_without_set_ticks": fails(82.5, TICKS, "ticks_misplaced"),  # set_xticklabels on matplotlib's own ticks
+    # visualize_layer
+    "layer_one_axes": fails(77.5, LAYER, "one_axes"),
+    "layer_show_no_return": fails(77.5, LAYER, "not_figure"),  # plt.show(), nothing returned
+    "layer_ignores_getter_fn": fails(77.5, LAYER, "getter_fn_ignored"),  # get_encoder(model, layer) always
+    "layer_head_zero": fails(77.5, LAYER, "same_head"),  # attn_map(attn, 0, …) on every axes
+    "layer_ntokens_ignored": fails(77.5, LAYER, "ntokens_ignored"),  # max_dim=30, the original's default
+    # near misses (issue 27): almost right, and each must still fail
+    # attn[0, head, :max_dim, :max_dim + 1]: one key column too many
+    "near_map_one_column_more": fails(62.5, {"attn_map_data", "visualize_layer"}, "map_shape",
+                                      hidden_drawing="ntokens_ignored"),
+}
