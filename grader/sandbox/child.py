@@ -38,18 +38,12 @@ _ENCODER = _make_encoder and _make_encoder({}, _reject, json.encoder.encode_base
 _FALLBACK_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def _encode(value):
-    """`value` as compact JSON text, with NaN and infinities allowed (the runner reads them back)."""
-    return "".join(_ENCODER(value, 0)) if _ENCODER else _FALLBACK_ENCODE(value)
-
-
-def _sealer(key, encode=_encode, length=len, pack=RESULT_PREFIX.pack, digest=_hmac_digest, write=write_all):
-    """A function that sends a result as the job's one signed frame, its helpers bound now (before student code);
-    `protocol.result_frame`'s format."""
-    encoder = _ENCODER
-
+def _sealer(key, encoder=_ENCODER, fallback=_FALLBACK_ENCODE, length=len, pack=RESULT_PREFIX.pack,
+            digest=_hmac_digest, write=write_all):
+    """A function that sends a result as the job's one signed frame, its helpers bound now (before student code):
+    compact JSON with NaN and infinities allowed (the runner reads them back), in `protocol.result_frame`'s format."""
     def seal(value):
-        payload = ("".join(encoder(value, 0)) if encoder else encode(value)).encode("utf-8")
+        payload = ("".join(encoder(value, 0)) if encoder else fallback(value)).encode("utf-8")
         head = pack(length(payload)) + payload
         write(RESULT_FD, head + digest(key, head, "sha256"))
 
