@@ -243,6 +243,15 @@ MUTATIONS = [
           ""),),
         ("tests/grading/test_contained.py::test_exploits_earn_nothing_and_write_nothing",),
     ),
+    Mutation(
+        "result_unsigned",
+        "the runner takes any well-framed result: the MAC is not compared",
+        (("grader/sandbox/protocol.py",
+          "    return len(frame) >= RESULT_PREFIX.size + MAC_BYTES and hmac.compare_digest(\n"
+          "        sign(key, frame[:-MAC_BYTES]), frame[-MAC_BYTES:])\n",
+          "    return len(frame) >= RESULT_PREFIX.size + MAC_BYTES\n"),),
+        ("tests/sandbox/test_forged_result.py",),
+    ),
 ]
 
 

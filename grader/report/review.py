@@ -17,6 +17,8 @@ _PATTERNS = (
                 r"|\bfrom\s+(?:subprocess|multiprocessing)\b"), "프로세스를 새로 만듦(fork·subprocess)"),
     (re.compile(r"\b__builtins__\b|\bimport\s+builtins\b|\b__import__\s*\("), "내장 함수·import를 바꾸거나 우회함"),
     (re.compile(r"\b(?:json|pickle|marshal)\s*\.\s*(?:dumps?|loads?|encoder|decoder)\s*="), "결과를 인코딩하는 함수를 바꿈"),
+    (re.compile(r"\bos\s*\.\s*(?:write|dup2?|close|fdopen)\s*\(\s*[3-9]\b|\bopen\s*\(\s*[3-9]\s*,"
+                r"|/proc/[^'\"]*/(?:mem|fd)\b"), "결과 통로(fd 3)나 프로세스 메모리에 직접 접근함"),
 )
 
 

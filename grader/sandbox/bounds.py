@@ -8,7 +8,7 @@ import json
 
 from . import status
 from .capture import Tail
-from .protocol import RESULT_PREFIX
+from .protocol import MAC_BYTES, RESULT_PREFIX, signed
 
 MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
 MAX_RESULT_NODES = 4_000_000  # values in one result (8 MiB of JSON holds at most ~4 M)
@@ -58,22 +58,32 @@ def _scrub(text):
     return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
-class Watch:
-    """What the child has written so far to its stdout, stderr and result pipes."""
+FORGED_NOTE = "결과 통로에 샌드박스가 서명하지 않은 데이터가 쓰였습니다: {detail}"
+_FORGED_DETAILS = {
+    "mac": "서명이 맞지 않는 결과 {size:,}바이트",
+    "extra": "결과 하나 뒤에 덧붙은 {size:,}바이트",
+    "incomplete": "스스로 끝난 프로세스가 남긴 불완전한 결과 {size:,}바이트",
+}
 
-    def __init__(self, limits):
+
+class Watch:
+    """What the child has written so far to its stdout, stderr and result pipes; `key` is the job's result key."""
+
+    def __init__(self, limits, key):
         self.limits = limits
+        self.key = key
         self.stdout = Tail(limits.output_bytes)
         self.stderr = Tail(limits.output_bytes)
         self.result = bytearray()
         self.result_too_big = False
-        self.result_invalid = False  # complete bytes that are not a bounded plain-data result
+        self.result_invalid = False  # a signed frame whose payload is not a bounded plain-data result
+        self.forged = None  # why the result bytes are not one frame signed with `key` ("mac", "extra", "incomplete")
 
     def feed(self, stream, chunk):
         """Record `chunk` read from "stdout", "stderr" or "result"."""
         if stream == "result":
             self.result += chunk
-            if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes:
+            if len(self.result) > RESULT_PREFIX.size + self.limits.result_bytes + MAC_BYTES:
                 self.result_too_big = True
                 del self.result[RESULT_PREFIX.size:]
         else:
@@ -84,13 +94,36 @@ class Watch:
         """Whether the child wrote more than the limits allow."""
         return self.result_too_big or self.stdout.total + self.stderr.total > self.limits.file_size_bytes
 
+    def forgery(self, exited):
+        """Evidence (Korean) that someone but the child's own last step wrote to the result pipe, or None.
+
+        Honest bytes are exactly one frame signed with the job's key; a frame cut short is honest only when the
+        child was killed while writing it (`exited`: it ended by itself)."""
+        if self.result_too_big or not self.result:
+            return None
+        size = len(self.result)
+        end = (RESULT_PREFIX.size + RESULT_PREFIX.unpack_from(self.result)[0] + MAC_BYTES
+               if size >= RESULT_PREFIX.size else None)
+        if end is None or size < end:
+            self.forged = "incomplete" if exited else None
+        elif size > end:
+            self.forged, size = "extra", size - end
+        elif not signed(self.key, bytes(self.result)):
+            self.forged = "mac"
+        if self.forged is None:
+            return None
+        return FORGED_NOTE.format(detail=_FORGED_DETAILS[self.forged].format(size=size))
+
     def decoded_result(self):
-        """The child's result if it sent a complete, well-formed one: (dict, its JSON bytes), else (None, b"null")."""
+        """The child's result if it sent one complete frame signed with the key, holding a well-formed result:
+        (dict, its JSON bytes), else (None, b"null"). Call `forgery` first to tell forged bytes from broken ones."""
         nothing = None, b"null"
-        if self.result_too_big or len(self.result) < RESULT_PREFIX.size:
+        if self.result_too_big or self.forged or len(self.result) < RESULT_PREFIX.size + MAC_BYTES:
+            return nothing
+        if not signed(self.key, bytes(self.result)):
             return nothing
         (length,) = RESULT_PREFIX.unpack_from(self.result)
-        raw = bytes(self.result[RESULT_PREFIX.size:])
+        raw = bytes(self.result[RESULT_PREFIX.size:-MAC_BYTES])
         if length > self.limits.result_bytes or len(raw) != length or b"\n" in raw:
             self.result_invalid = True
             return nothing

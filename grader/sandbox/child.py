@@ -3,7 +3,11 @@
 Everything here runs in the process that executes student code, so nothing in it is trusted after
 `execute` starts: the student shares this interpreter. What we can still guarantee is that the
 result bytes are produced by a JSON encoder bound before the student's code was loaded (so patching
-`json.dumps` or `json.encoder` changes nothing) and that every patch dies with this process.
+`json.dumps` or `json.encoder` changes nothing), that every patch dies with this process, and that the
+runner takes only one frame signed with the job's key (`_sealer`, bound before the student's code: replacing
+this module's or `protocol`'s functions, `hmac` or `len` neither reveals the key nor gets forged bytes signed).
+Writing the result pipe directly (fd 3, from a fork, after a dup) gives bytes that do not verify: status
+"tampered". Code that walks this interpreter's frames or memory can still find the key; see SECURITY.md.
 """
 import fcntl
 import io
@@ -15,7 +19,7 @@ import sys
 import tempfile
 
 from .processes import set_no_new_privileges
-from .protocol import RESULT_PREFIX, write_all
+from .protocol import RESULT_PREFIX, _hmac_digest, write_all
 
 RESULT_FD = 3
 EXIT_SETUP_FAILED = 70
@@ -34,9 +38,16 @@ _ENCODER = _make_encoder and _make_encoder({}, _reject, json.encoder.encode_base
 _FALLBACK_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def _encode(value):
-    """`value` as compact JSON text, with NaN and infinities allowed (the runner reads them back)."""
-    return "".join(_ENCODER(value, 0)) if _ENCODER else _FALLBACK_ENCODE(value)
+def _sealer(key, encoder=_ENCODER, fallback=_FALLBACK_ENCODE, length=len, pack=RESULT_PREFIX.pack,
+            digest=_hmac_digest, write=write_all):
+    """A function that sends a result as the job's one signed frame, its helpers bound now (before student code):
+    compact JSON with NaN and infinities allowed (the runner reads them back), in `protocol.result_frame`'s format."""
+    def seal(value):
+        payload = ("".join(encoder(value, 0)) if encoder else fallback(value)).encode("utf-8")
+        head = pack(length(payload)) + payload
+        write(RESULT_FD, head + digest(key, head, "sha256"))
+
+    return seal
 
 
 def _move_fds(stdout_fd, stderr_fd, result_fd):
@@ -99,9 +110,11 @@ def _set_threads(threads):
         torch.set_num_threads(threads)
 
 
-def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, result_fd):
-    """Run one submission in this (already forked) process; never returns."""
+def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, result_fd, key):
+    """Run one submission in this (already forked) process, sending the result signed with `key`; never returns."""
     try:
+        seal = _sealer(key)
+        del key
         _setup(limits, workdir, stdout_fd, stderr_fd, result_fd)
     except BaseException:  # nothing of the student's has run yet
         os._exit(EXIT_SETUP_FAILED)
@@ -115,8 +128,7 @@ def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, re
         except BaseException:
             pass
     try:
-        payload = _encode(result).encode("utf-8")
-        write_all(RESULT_FD, RESULT_PREFIX.pack(len(payload)) + payload)
+        seal(result)
     except BaseException:
         os._exit(EXIT_ENCODE_FAILED)
     os._exit(0)

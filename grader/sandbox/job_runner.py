@@ -15,8 +15,8 @@ from . import child, status
 from .bounds import Watch
 from .limits import CPU_CLOCK_BACKSTOP
 from .processes import (clear_descendants, clear_namespace, clear_uid, descendants, kill_group, process_table,
-                        processes_of, set_subreaper)
-from .protocol import ProtocolError, encode_line, read_job, write_all
+                        processes_of, set_not_dumpable, set_subreaper)
+from .protocol import ProtocolError, encode_line, job_key, read_job, write_all
 
 SHARED = "shared"  # `namespaced` when the pid namespace holds other workers (each runner has its own uid)
 EXIT_REPORTED = 0
@@ -178,15 +178,17 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
         set_subreaper()  # not inherited from the worker: orphans of the child must stay below us
     workdir = tempfile.mkdtemp(prefix="job-", dir=scratch)
     (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
+    key = job_key()  # the child signs its one result frame with it; bytes anything else writes there do not verify
+    set_not_dumpable()  # the child (same uid) cannot open our /proc fds (the pool's pipe) or read our memory
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        child.run(source, cases, probe, execute, limits, workdir, out_w, err_w, res_w)
+        child.run(source, cases, probe, execute, limits, workdir, out_w, err_w, res_w, key)
     del source
     for fd in (out_w, err_w, res_w):
         os.close(fd)
     streams = {out_r: "stdout", err_r: "stderr", res_r: "result"}
-    watch = Watch(limits)
+    watch = Watch(limits, key)
     # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
     process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
     wall = limits.wall_seconds * (CPU_CLOCK_BACKSTOP if cpu_clock else 1)
@@ -199,6 +201,7 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
     _kill_leftovers(pid, namespaced)
     _drain(streams, watch)
     _, exit_status, usage = ended
+    forged = watch.forgery(exited=os.WIFEXITED(exit_status))
     result, raw_result = watch.decoded_result()
     stderr = watch.stderr.text()
     outcome = status.classify(
@@ -211,6 +214,8 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
         outcome = status.CRASHED  # the sandbox could not prepare the child: not the student's doing
     elif outcome == status.NO_RESULT and (watch.result_invalid or _exited_with(exit_status, child.EXIT_ENCODE_FAILED)):
         outcome = status.INVALID_RESULT
+    if forged:  # whatever the forged bytes claimed is dropped; the run scores 0 with the evidence
+        outcome, raw_result = status.TAMPERED, encode_line({"traces": {}, "tampered": [forged]}).rstrip(b"\n")
     line = encode_line({
         "seq": seq, "id": submission_id, "status": outcome,
         "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),

@@ -5,6 +5,7 @@ import signal
 import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 
@@ -31,6 +32,11 @@ def set_parent_death_signal(signum=signal.SIGKILL):
 def set_no_new_privileges():
     """Forbid gaining privileges through exec (setuid binaries, file capabilities)."""
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def set_not_dumpable():
+    """Keep processes of the same uid out of our /proc entries (fds, memory) and from ptrace; inherited by fork."""
+    _prctl(PR_SET_DUMPABLE, 0)
 
 
 def process_table():

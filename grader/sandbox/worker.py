@@ -24,7 +24,8 @@ import traceback
 from . import confine, job_runner, privileges, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
-                        keep_capabilities, kill_uid, reap_zombies, set_parent_death_signal, set_subreaper)
+                        keep_capabilities, kill_uid, reap_zombies, set_not_dumpable, set_parent_death_signal,
+                        set_subreaper)
 from .protocol import encode_line, write_all
 
 EXIT_BAD_SETUP = 2
@@ -87,6 +88,7 @@ def _prepare(arguments, limits):
         set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
     if namespaced and os.geteuid() == 0:
         sys.exit("worker: refusing to run student code as root (RLIMIT_NPROC would not apply)")
+    set_not_dumpable()  # a student's process of our uid cannot open our /proc fds (the pool's pipe) or memory
     if not namespaced:
         set_parent_death_signal(signal.SIGKILL)
         set_subreaper()

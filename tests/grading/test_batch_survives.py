@@ -14,12 +14,18 @@ from .helpers import CHAPTER, grade, results, solution_source
 
 pytestmark = [pytest.mark.grading, pytest.mark.slow]
 
-# Each writes its own "result" straight to the child's result pipe (fd 3) and leaves, or leaves the way the child
-# does when its encoder refuses the result: what a student who reads the grader's source can do.
+# Each writes its own "result" to the child's result pipe (fd 3), signed with the job's key found by walking the
+# interpreter's frames (SECURITY.md: what in-process code can still do), and leaves, or leaves the way the child
+# does when its encoder refuses the result: what a student who reads the grader's source can do. The runner's
+# decoding, not its signature check, is what these try.
 _RAW = '''
-import os, struct
+import hmac, os, struct, sys
 payload = {payload!r}
-os.write(3, struct.pack(">Q", len(payload)) + payload)
+frame = sys._getframe()
+while not isinstance(frame.f_locals.get("key"), bytes):
+    frame = frame.f_back
+head = struct.pack(">Q", len(payload)) + payload
+os.write(3, head + hmac.digest(frame.f_locals["key"], head, "sha256"))
 os._exit(0)
 '''
 _PROBE = '''

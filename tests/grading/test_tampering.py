@@ -1,5 +1,6 @@
-"""The probe's word can't be bought: submissions that patch the probe, `modules`, `json`/`pickle` or hand back a
-duck-typed Figure, from a `.py` file and from a notebook cell before the answer cell, in chapters 09, 13 and 14."""
+"""The probe's word can't be bought: submissions that patch the probe, `modules`, `json`/`pickle`, hand back a
+duck-typed Figure or forge the result pipe (the solution's traces, `tests/sandbox/submissions.forger`), from a `.py`
+file and from a notebook cell before the answer cell, in chapters 09, 13 and 14."""
 import copy
 import json
 
@@ -10,6 +11,7 @@ from grader.checks.execute import execute
 
 from tests import fixtures
 from tests.conftest import ROOT
+from tests.sandbox.submissions import forger
 
 from .helpers import grade, results
 
@@ -17,14 +19,14 @@ pytestmark = [pytest.mark.grading, pytest.mark.slow]
 
 CHAPTERS = {"09": "09_model", "13": "13_decoding", "14": "14_attention_maps"}
 
-# Xavier statistics computed from the shapes: what a no-Xavier model would need `spread` to say.
+# Xavier-looking fresh weights made up from the shapes: what a no-Xavier model would need the probe to send.
 FAKE_SPREAD = '''
 import math, sys
 _probe = sys.modules["grader.checks.ch09_probe"]
-def _spread(module):
-    return {n: [math.sqrt(2 / (p.shape[0] + p.shape[1])), 0.0]
+def _fresh_weights(module):
+    return {n: [math.sqrt(6 / (p.shape[0] + p.shape[1])) * (2 * (i % 2) - 1) for i in range(256)]
             for n, p in module.named_parameters(remove_duplicate=False) if p.dim() > 1}
-_probe.spread = _spread
+_probe.fresh_weights = _fresh_weights
 '''
 FAKE_FORWARD = '''
 import sys
@@ -72,22 +74,7 @@ class _Duck:
 def visualize_layer(*args):
     return _Duck(_drawn_layer(*args))
 '''
-
-# chapter: {submission: (answer source, code in a cell before the answer cell or None, evidence expected)}
-TAMPERED = {
-    "09": {
-        "spread_py": ("no_xavier", FAKE_SPREAD, None, "grader.checks.ch09_probe.spread replaced"),
-        "spread_cell": ("softmax_not_log", None, FAKE_SPREAD + FAKE_FORWARD, "code of grader.checks.modules.forward"),
-    },
-    "13": {
-        "forward_py": ("argmin", FAKE_FORWARD + FAKE_SERIALISERS, None, "json.dumps replaced"),
-        "spy_cell": ("argmin", None, FAKE_SPY + FAKE_SERIALISERS, "Spy.on_generator replaced"),
-    },
-    "14": {
-        "drawing_py": ("map_head_zero", FAKE_DRAWING, None, "grader.checks.ch14_probe.record_layer replaced"),
-        "drawing_cell": ("layer_head_zero", None, FAKE_DRAWING, "grader.checks.ch14_probe.drawn replaced"),
-    },
-}
+FORGED = "샌드박스가 서명하지 않은 데이터"  # the runner's evidence for bytes it did not get from the child's last step
 
 
 def solution(chapter):
@@ -95,6 +82,32 @@ def solution(chapter):
     path = ROOT / "solutions" / CHAPTERS[chapter] / "transformer.py"
     return "".join(line for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
                    if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+
+
+def forged(chapter, how):
+    """Code writing the solution's traces on chapter `chapter`'s cases to the result pipe in way `how`."""
+    return forger(f"grader.checks.ch{chapter}_probe", solution(chapter), how)
+
+
+# chapter: {submission: (answer source, code in a cell before the answer cell or None, evidence expected)}
+TAMPERED = {
+    "09": {
+        "spread_py": ("no_xavier", FAKE_SPREAD, None, "grader.checks.ch09_probe.fresh_weights replaced"),
+        "spread_cell": ("softmax_not_log", None, FAKE_SPREAD + FAKE_FORWARD, "code of grader.checks.modules.forward"),
+        "forged_py": ("no_xavier", forged("09", "write_exit"), None, FORGED),
+        "forged_cell": ("softmax_not_log", None, forged("09", "write_continue"), FORGED),
+    },
+    "13": {
+        "forward_py": ("argmin", FAKE_FORWARD + FAKE_SERIALISERS, None, "json.dumps replaced"),
+        "spy_cell": ("argmin", None, FAKE_SPY + FAKE_SERIALISERS, "Spy.on_generator replaced"),
+        "forged_py": ("argmin", forged("13", "dup_close"), None, FORGED),
+    },
+    "14": {
+        "drawing_py": ("map_head_zero", FAKE_DRAWING, None, "grader.checks.ch14_probe.record_layer replaced"),
+        "drawing_cell": ("layer_head_zero", None, FAKE_DRAWING, "grader.checks.ch14_probe.drawn replaced"),
+        "forged_cell": ("map_head_zero", None, forged("14", "fork_writes"), FORGED),
+    },
+}
 
 
 def answer(chapter, fixture):
@@ -164,15 +177,16 @@ def test_a_duck_typed_figure_is_no_figure(graded):
 
 
 def test_patched_helpers_are_never_called():
-    """With the probe bound before the student's code, a patched `spread` changes nothing in the trace (in-process)."""
+    """With the probe bound before the student's code, a patched `fresh_weights` changes nothing in the trace
+    (in-process)."""
     names = [name for name, case in ch09_probe.CASES.items() if case.kind == "model"][:1]
     wrong = fixtures.path("ch09", "no_xavier").read_text(encoding="utf-8")
     honest = execute(wrong, ch09_probe, names)
-    original = ch09_probe.spread
+    original = ch09_probe.fresh_weights
     try:
         patched = execute(wrong + FAKE_SPREAD, ch09_probe, names)
     finally:
-        ch09_probe.spread = original
+        ch09_probe.fresh_weights = original
     assert patched["traces"] == honest["traces"]
-    assert patched["tampered"] == ["grader.checks.ch09_probe.spread replaced"] and "tampered" not in honest
+    assert patched["tampered"] == ["grader.checks.ch09_probe.fresh_weights replaced"] and "tampered" not in honest
 

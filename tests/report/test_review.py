@@ -18,6 +18,10 @@ REACHING = {
     "import subprocess": "fork",
     "__builtins__['print'] = quiet": "내장",
     "json.dumps = forged": "인코딩",
+    "os.write(3, frame)": "결과 통로",
+    "channel = os.dup(3)": "결과 통로",
+    "with open(3, 'wb') as pipe:": "결과 통로",
+    "memory = open(f'/proc/{pid}/mem', 'rb')": "결과 통로",
 }
 
 

@@ -360,3 +360,47 @@ for _ in range({processes}):
 while True:
     pass
 """
+
+
+# Forged results: the traces of `right` (another source, e.g. the solution) written to the result pipe as a frame
+# of the right shape (length, JSON, 32 bytes where the MAC goes) by the submission itself. Only `how` differs.
+_FORGE = '''
+import os as _os, struct as _struct, sys as _sys, json as _json
+from grader.checks.loading import module_from_source as _load
+_probe = _sys.modules[{probe!r}]
+_right = _load({right!r})
+_payload = _json.dumps({{"traces": {{name: _probe.run_case(_right, name) for name in _probe.case_names()}}}}).encode()
+_FRAME = _struct.pack(">Q", len(_payload)) + _payload + bytes(32)
+'''
+FORGE_WAYS = {
+    # write the frame to fd 3 and end before the sandbox's own frame
+    "write_exit": "_os.write(3, _FRAME)\n_os._exit(0)\n",
+    # write it and carry on: the sandbox's own frame follows
+    "write_continue": "_os.write(3, _FRAME)\n",
+    # a dup of fd 3, fd 3 closed and replaced by /dev/null so the sandbox's own frame goes nowhere
+    "dup_close": "_fd = _os.dup(3)\n_os.dup2(_os.open(_os.devnull, _os.O_WRONLY), 3)\n_os.write(_fd, _FRAME)\n",
+    # a forked child writes the frame; the parent hides fd 3 from the sandbox's own frame and goes on
+    "fork_writes": ("_pid = _os.fork()\nif _pid == 0:\n    _os.write(3, _FRAME)\n    _os._exit(0)\n"
+                    "_os.waitpid(_pid, 0)\n_os.dup2(_os.open(_os.devnull, _os.O_WRONLY), 3)\n"),
+    # a length prefix alone, claiming the sandbox's own frame as part of a longer payload
+    "swallow": "_os.write(3, _struct.pack('>Q', 1 << 20))\n",
+}
+
+
+def forger(probe, right, how):
+    """Code (to append to a submission, or for a notebook cell) that forges the result pipe in way `how`."""
+    return _FORGE.format(probe=probe, right=right) + FORGE_WAYS[how]
+
+
+# Replaces the sandbox's own encoder and signing helpers so the child's last step would send forged JSON.
+PATCH_SEALER = '''
+import sys as _sys
+_child = _sys.modules["grader.sandbox.child"]
+_protocol = _sys.modules["grader.sandbox.protocol"]
+_forged = '{"traces": {}}'
+_child._FALLBACK_ENCODE = lambda value: _forged
+_child._ENCODER = lambda value, indent: [_forged]
+_child.write_all = lambda fd, data: None
+_protocol.sign = lambda key, data: bytes(32)
+_protocol._hmac_digest = lambda key, data, name: bytes(32)
+'''

@@ -3,8 +3,8 @@
 
 Sandbox side. A "generator" case builds `Generator(d_model, vocab)`, loads seeded weights and runs it.
 A "model" case builds a small `make_model(...)` under a fixed seed and records its structure and, for
-every parameter with dim > 1, the fresh weights' spread (Xavier initialisation shows only before
-loading). An "encode", "decode", "forward" or "train" case builds the model, loads weights drawn from
+every parameter with dim > 1, a strided sample of the fresh weights themselves (Xavier initialisation shows
+only before loading; the judge computes their spread, so no summary made here is taken on trust). An "encode", "decode", "forward" or "train" case builds the model, loads weights drawn from
 the case's seed for its own state_dict names (`modules.load_seeded`) and calls that method in eval
 mode (train: seeded train mode), recording the output and the weights decoder layer 0's source
 attention kept. Hidden cases and their seeds live between the hidden-test markers and never reach students.
@@ -20,6 +20,7 @@ GENERATOR = "Generator"
 MAKE_MODEL = "make_model"
 METHODS = {"encode": "encode", "decode": "decode", "forward": "forward", "train": "forward"}
 SOURCE_ATTENTION = ("decoder", "layers", 0, "src_attn", "attn")  # the weights the picture draws
+SAMPLE = 256  # fresh weights kept per matrix (every k-th): the spread of 256 uniform values is within ~3 %
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,16 @@ def structure(module):
     return found
 
 
-def spread(module):
-    """{name: [std, mean]} of every parameter with dim > 1 as built (shared ones under each name)."""
-    return {name: [float(p.detach().double().std()), float(p.detach().double().mean())]
-            for name, p in module.named_parameters(remove_duplicate=False) if p.dim() > 1}
+def fresh_weights(module):
+    """{name: up to SAMPLE values, every k-th of the flattened matrix} of every parameter with dim > 1 as built
+    (shared ones under each name), at 4 significant digits (the spread is judged to 20 %)."""
+    found = {}
+    for name, p in module.named_parameters(remove_duplicate=False):
+        if p.dim() > 1:
+            flat = p.detach().reshape(-1)
+            step = -(-flat.numel() // SAMPLE)
+            found[name] = [float(f"{value:.4g}") for value in flat[::step].double().tolist()]
+    return found
 
 
 def call(module, method, inputs, train, seed):
@@ -183,7 +190,7 @@ def run_case(namespace, name):
     if case.kind == "model":
         args, kwargs = model_arguments(case)
         model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
-        return failed or {"structure": structure(model), "fresh": spread(model)}
+        return failed or {"structure": structure(model), "fresh": fresh_weights(model)}
     model, failed = built(namespace, case)
     if failed:
         return failed

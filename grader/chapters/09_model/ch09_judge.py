@@ -2,7 +2,8 @@
 
 Judge side. Structures are compared with the solution's (`module_judge`): names and shapes, the number
 of layers, attention modules shared between two places, dropout rates. Xavier initialisation is judged
-on a freshly built model: every matrix's spread is compared with the reference's. Outputs are compared
+on a freshly built model: every matrix's spread (computed here from the sample of its weights the probe sends)
+is compared with the reference's. Outputs are compared
 with the reference's after loading seeded weights; a wrong one names the most likely bug by running
 "bug models" — the whole model computed again on the same seeded weights, inputs and RNG seed, one
 known mistake at a time — and matching the student's numbers or exception.
@@ -329,19 +330,28 @@ def structure_problem(evidence, case):
             or dropout_problem(evidence, case, found))
 
 
+def spreads(fresh):
+    """{name: std} of each matrix's sampled fresh weights (NaN for fewer than two numbers)."""
+    found = {}
+    for name, values in fresh.items():
+        numbers = values if isinstance(values, list) and all(type(v) in (int, float) for v in values) else []
+        found[name] = float(torch.tensor(numbers, dtype=torch.float64).std()) if len(numbers) > 1 else math.nan
+    return found
+
+
 def spread_problem(evidence, case):
     """Korean: matrices whose fresh std is not the reference's (no Xavier initialisation), or None."""
-    found = read_model(evidence, case)["fresh"]
-    expected = evidence.reference(case)["fresh"]
-    off = [name for name, (std, _) in expected.items()
-           if name in found and abs(found[name][0] / std - 1) > SPREAD_TOLERANCE]
+    found = spreads(read_model(evidence, case)["fresh"])
+    expected = spreads(evidence.reference(case)["fresh"])
+    off = [name for name, std in expected.items()
+           if name in found and not abs(found[name] / std - 1) <= SPREAD_TOLERANCE]
     if not off:
         return None
     if not evidence.visible(case):
         return BUGS["no_xavier"]
     first = off[0]
     return (BUGS["no_xavier"] + f" 처음 표준편차가 다른 parameter: {names_text(off)}"
-            f" (`{first}`: {found[first][0]:.3f}, 기준 {expected[first][0]:.3f}).")
+            f" (`{first}`: {found[first]:.3f}, 기준 {expected[first]:.3f}).")
 
 
 # ----------------------------------------------------------------------------- checks

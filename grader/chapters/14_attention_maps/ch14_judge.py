@@ -2,7 +2,8 @@
 
 Judge side. The probe records plain data: what each getter returned and the `attn` every attention module kept
 (by module name), the maps `fill_attention` left and whether the model was still training, and for a drawing the
-first heatmap's data of each axes with the tick labels at its row and column centres. A getter's tensor is
+first heatmap's data of each axes with where it sits and the axes' ticks, from which `labels` works out here the
+tick label at each row and column centre. A getter's tensor is
 placed by finding the reference map it equals (another layer, another kind of attention). A drawing's data is
 matched against "bug models" — the map drawn with one known mistake (transposed, another head or batch example,
 softmax applied again, not cut to max_dim, the heads in another order) — whose results the build stores.
@@ -262,13 +263,46 @@ def map_data_problem(evidence, case):
     return data_problem(evidence, case, decode(axes["data"]), expected)
 
 
+def grid(placement, rows, cols):
+    """(x of column 0's centre, x step, y of row 0's centre, y step) of a heatmap of `rows` × `cols` cells placed
+    as the probe read it, in data coordinates."""
+    if "corners" in placement:
+        (x0, y0), (x_end, _), (_, y_end) = placement["corners"]
+        dx, dy = (x_end - x0) / cols, (y_end - y0) / rows
+    else:
+        left, right, bottom, top = placement["extent"]
+        first, last = (bottom, top) if placement["origin"] == "lower" else (top, bottom)
+        x0, dx, y0, dy = left, (right - left) / cols, first, (last - first) / rows
+    return x0 + dx / 2, dx, y0 + dy / 2, dy
+
+
+def labels_at(ticks, centres, step):
+    """The tick label at each centre (None where no tick sits within a quarter cell), as matplotlib draws it."""
+    found = []
+    for centre in centres:
+        near = [text for x, text in zip(ticks["at"], ticks["labels"]) if abs(x - centre) <= abs(step) / 4]
+        found.append(str(near[0]).strip() if near else None)
+    return found
+
+
+def labels(axes, case):
+    """(x labels, y labels): the tick label at the centre of each of the case's columns and rows of a drawn axes."""
+    spec = probe.CASES[case]
+    rows, cols = axes["data"]["shape"]
+    if not rows or not cols:
+        return [None] * spec.cols, [None] * spec.rows
+    x0, dx, y0, dy = grid(axes["placement"], rows, cols)
+    return (labels_at(axes["x_ticks"], [x0 + j * dx for j in range(spec.cols)], dx),
+            labels_at(axes["y_ticks"], [y0 + i * dy for i in range(spec.rows)], dy))
+
+
 def ticks_problem(evidence, case):
     """The tick labels at the centres of the map's columns (x) and rows (y) are the key and query tokens."""
     axes = read_map_axes(evidence, case)
     reference = evidence.reference(case)["axes"]
     rows, cols = reference["data"]["shape"]
-    have_x, have_y = axes["x_labels"][:cols], axes["y_labels"][:rows]
-    want_x, want_y = reference["x_labels"][:cols], reference["y_labels"][:rows]
+    (have_x, have_y), (want_x, want_y) = labels(axes, case), labels(reference, case)
+    have_x, have_y, want_x, want_y = have_x[:cols], have_y[:rows], want_x[:cols], want_y[:rows]
     if have_x == want_x and have_y == want_y:
         return None
     spec = probe.CASES[case]

@@ -7,8 +7,9 @@ layer, with the `attn` every attention module kept (by module name). A "fill" ca
 whether the model was still training, and every module's `attn`. A "map" case calls `attn_map` on a probe-drawn
 attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visualize_layer` with a stand-in model
 and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
-axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor, and the tick label at the centre of
-each row and column. Hidden cases live between the hidden-test markers.
+axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor with where it sits (its extent, or its
+mesh's corners), and the major ticks (locations and the labels matplotlib formats for them); the judge works out
+which label sits at the centre of each row and column. Hidden cases live between the hidden-test markers.
 """
 from dataclasses import dataclass
 
@@ -30,6 +31,8 @@ from matplotlib.image import AxesImage  # noqa: E402
 GETTERS = ("get_encoder", "get_decoder_self", "get_decoder_src")
 START = 1  # the copy task's start symbol
 COLORBAR = "<colorbar>"  # matplotlib's label of a colorbar's axes (not a heatmap of the figure)
+MAX_TICKS = 256  # major ticks kept per axis (a heatmap's cells need one each; the cases have at most 9)
+MAX_LABEL = 200  # characters kept of a tick label
 
 
 @dataclass(frozen=True)
@@ -203,33 +206,24 @@ def heatmaps(ax):
             *(item for item in ax.collections if type(item) is QuadMesh)]
 
 
-def grid(heatmap, rows, cols):
-    """(x of column 0's centre, x step, y of row 0's centre, y step) of a heatmap in data coordinates."""
+def placement(heatmap):
+    """Where a heatmap sits in data coordinates, as read: {"extent", "origin"} of an image, or {"corners"} of a
+    mesh (its first point, the last of its first row, the first of its last row)."""
     if type(heatmap) is QuadMesh:
         corners = heatmap.get_coordinates()
-        x0, y0 = float(corners[0, 0, 0]), float(corners[0, 0, 1])
-        dx, dy = (float(corners[0, -1, 0]) - x0) / cols, (float(corners[-1, 0, 1]) - y0) / rows
-    else:
-        left, right, bottom, top = (float(v) for v in heatmap.get_extent())
-        first, last = (bottom, top) if heatmap.origin == "lower" else (top, bottom)
-        x0, dx, y0, dy = left, (right - left) / cols, first, (last - first) / rows
-    return x0 + dx / 2, dx, y0 + dy / 2, dy
+        return {"corners": [[float(v) for v in corners[i, j]] for i, j in ((0, 0), (0, -1), (-1, 0))]}
+    return {"extent": [float(v) for v in heatmap.get_extent()], "origin": str(heatmap.origin)}
 
 
-def labels_at(axis, centres, step):
-    """The major tick label at each centre (None where no tick sits within a quarter cell), as matplotlib draws it."""
-    locations = [float(x) for x in axis.get_majorticklocs()]
+def ticks(axis):
+    """The axis' major ticks: {"at": locations, "labels": the labels matplotlib formats for them}."""
+    locations = [float(x) for x in axis.get_majorticklocs()][:MAX_TICKS]
     texts = axis.get_major_formatter().format_ticks(locations)
-    found = []
-    for centre in centres:
-        near = [text for x, text in zip(locations, texts) if abs(x - centre) <= abs(step) / 4]
-        found.append(str(near[0]).strip() if near else None)
-    return found
+    return {"at": locations, "labels": [str(text)[:MAX_LABEL] for text in texts]}
 
 
-def drawn(ax, n_rows, n_cols):
-    """One axes as plain data: how many heatmaps, the first one's data (a tensor), the tick labels at the centres of
-    rows 0..n_rows-1 (y) and columns 0..n_cols-1 (x) of its grid (beyond the heatmap too)."""
+def drawn(ax):
+    """One axes as plain data: how many heatmaps, the first one's data (a tensor) and placement, and the axes' ticks."""
     import numpy
 
     found = heatmaps(ax)
@@ -242,12 +236,12 @@ def drawn(ax, n_rows, n_cols):
         data = data.reshape(corners.shape[0] - 1, corners.shape[1] - 1)
     if data.ndim != 2:
         return {"heatmaps": len(found), "data": {"kind": "other", "type": f"{data.ndim}차원 배열"}}
-    x0, dx, y0, dy = grid(first, *data.shape)
     return {
         "heatmaps": len(found),
         "data": encode(torch.from_numpy(numpy.array(data))),
-        "x_labels": labels_at(ax.xaxis, [x0 + j * dx for j in range(n_cols)], dx),
-        "y_labels": labels_at(ax.yaxis, [y0 + i * dy for i in range(n_rows)], dy),
+        "placement": placement(first),
+        "x_ticks": ticks(ax.xaxis),
+        "y_ticks": ticks(ax.yaxis),
     }
 
 
@@ -268,7 +262,7 @@ def record_map(namespace, case, attn):
         namespace.attn_map(attn, case.head, row_tokens(case), col_tokens(case), case.max_dim, ax)
     finally:
         opened = figures_made(before)
-    return {"axes": drawn(ax, case.rows, case.cols), "figures_opened": opened}
+    return {"axes": drawn(ax), "figures_opened": opened}
 
 
 class StandIn:
@@ -297,7 +291,7 @@ def record_layer(namespace, case, attn):
     trace = {"calls": calls, "returned": type(figure).__name__, "figure": type(figure) is Figure}
     if type(figure) is Figure:
         axes = [ax for ax in figure.axes if type(ax) is Axes and ax.get_label() != COLORBAR]
-        trace["axes"] = [drawn(ax, case.rows, case.cols) for ax in axes if heatmaps(ax)]
+        trace["axes"] = [drawn(ax) for ax in axes if heatmaps(ax)]
         trace["empty_axes"] = sum(1 for ax in axes if not heatmaps(ax))
     figures_made(before)
     return trace

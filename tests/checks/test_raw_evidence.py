@@ -1,0 +1,52 @@
+"""Summaries are made on the judge side from raw data the probe sends (issue 26): chapter 09's Xavier spread from a
+sample of the fresh weights, chapter 14's tick labels at the cells from the heatmap's placement and the axes' ticks.
+A number made up in the sandbox (the spread itself, the labels where they should be) buys nothing."""
+import copy
+
+import pytest
+
+from grader.checks import ch09_judge, ch14_judge, framework, references
+
+pytestmark = pytest.mark.checks
+
+
+def verdicts(judge, case, trace):
+    """{check name: CheckResult} of the chapter's checks on `case`, the other cases' traces being the reference's."""
+    chapter = judge.CHAPTER
+    known = references.load(chapter.id)
+    traces = {name: copy.deepcopy(reference) for name, reference in known["cases"].items()}
+    traces[case] = trace
+    return {result.name: result for result in framework.judge(chapter.checks, chapter.probe, {"traces": traces}, known)}
+
+
+def reference_trace(judge, case):
+    return copy.deepcopy(references.load(judge.CHAPTER.id)["cases"][case])
+
+
+@pytest.mark.ch09
+def test_the_spread_is_computed_from_the_weights():
+    """The solution's sampled weights pass; the same weights scaled by 0.7 (no Xavier) fail; the old in-sandbox
+    summary ([std, mean] with the Xavier std) is no sample of weights and fails too."""
+    trace = reference_trace(ch09_judge, "model")
+    assert verdicts(ch09_judge, "model", trace)["xavier"].passed
+    scaled = {name: [0.7 * value for value in values] for name, values in trace["fresh"].items()}
+    failed = verdicts(ch09_judge, "model", {**trace, "fresh": scaled})["xavier"]
+    assert not failed.passed and ch09_judge.BUGS["no_xavier"] in failed.message
+    summary = {name: [float(ch09_judge.torch.tensor(values).std()), 0.0] for name, values in trace["fresh"].items()}
+    assert not verdicts(ch09_judge, "model", {**trace, "fresh": summary})["xavier"].passed
+
+
+@pytest.mark.ch14
+def test_tick_labels_are_read_at_the_cells_from_the_raw_ticks():
+    """The solution's ticks give the key and query tokens at the cells; the same labels on ticks moved one cell
+    over are misplaced."""
+    trace = reference_trace(ch14_judge, "map")
+    x_labels, y_labels = ch14_judge.labels(trace["axes"], "map")
+    spec = ch14_judge.probe.CASES["map"]
+    assert x_labels[:spec.max_dim] == ch14_judge.probe.col_tokens(spec)[:spec.max_dim]
+    assert y_labels[:spec.max_dim] == ch14_judge.probe.row_tokens(spec)[:spec.max_dim]
+    assert verdicts(ch14_judge, "map", trace)["attn_map_ticks"].passed
+    for axis in ("x_ticks", "y_ticks"):
+        trace["axes"][axis]["at"] = [at + 1 for at in trace["axes"][axis]["at"]]
+    moved = verdicts(ch14_judge, "map", trace)["attn_map_ticks"]
+    assert not moved.passed and ch14_judge.BUGS["ticks_misplaced"] in moved.message
