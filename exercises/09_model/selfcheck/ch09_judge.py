@@ -60,6 +60,8 @@ BUGS = {
     "어휘 크기가 아니라 d_model입니다: log_softmax(self.proj(x), dim=-1).",
     "ff_no_dropout": "PositionwiseFeedForward에 dropout을 넘기지 않아 feed-forward의 dropout만 기본값 0.1입니다. "
     "PositionwiseFeedForward(d_model, d_ff, dropout)로 만드세요.",
+    "pe_no_dropout": "PositionalEncoding에 인자 dropout을 넘기지 않아 위치 인코딩 뒤의 dropout만 비율이 다릅니다. "
+    "PositionalEncoding(d_model, dropout)로 만드세요.",
     "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
     "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
@@ -167,6 +169,8 @@ def dropout_problem(evidence, case, found):
                         for q in [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else []))]
     if wrong and all(".feed_forward." in name for name in wrong):
         return BUGS["ff_no_dropout"]
+    if wrong and all(re.match(r"(src|tgt)_embed\.1\.", name) for name in wrong):
+        return BUGS["pe_no_dropout"]
     return BUGS["dropout_ignored"] if wrong else None
 
 

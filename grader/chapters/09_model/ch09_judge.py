@@ -59,6 +59,8 @@ BUGS = {
     "어휘 크기가 아니라 d_model입니다: log_softmax(self.proj(x), dim=-1).",
     "ff_no_dropout": "PositionwiseFeedForward에 dropout을 넘기지 않아 feed-forward의 dropout만 기본값 0.1입니다. "
     "PositionwiseFeedForward(d_model, d_ff, dropout)로 만드세요.",
+    "pe_no_dropout": "PositionalEncoding에 인자 dropout을 넘기지 않아 위치 인코딩 뒤의 dropout만 비율이 다릅니다. "
+    "PositionalEncoding(d_model, dropout)로 만드세요.",
     "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
     "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
@@ -90,6 +92,7 @@ class Way:
     shared_attention: bool = False  # self_attn of each decoder layer computed with src_attn's weights
     dropout_ignored: bool = False  # every dropout at the default 0.1
     ff_dropout_default: bool = False  # only the feed-forward's dropout at the default 0.1
+    pe_dropout_default: bool = False  # only the positional encoding's dropout at 0.1 (PositionalEncoding(d_model, 0.1))
     decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt"
     generator_proj: bool = True  # Generator: log_softmax over proj(x), or over x itself
     attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
@@ -122,6 +125,7 @@ class Net:
         train = spec.kind == "train"
         self.drop = torch.nn.Dropout(rate).train(train)
         self.ff_drop = torch.nn.Dropout(0.1).train(train) if way.ff_dropout_default else self.drop
+        self.pe_drop = torch.nn.Dropout(0.1).train(train) if way.pe_dropout_default else self.drop
         self.attn_drop = torch.nn.Dropout(rate if way.attention_dropout else 0.1).train(train)
 
     def w(self, name, *shape):
@@ -157,7 +161,7 @@ class Net:
     def embed(self, name, tokens):
         vocab = self.spec.src_vocab if name == "src_embed" else self.spec.tgt_vocab
         x = F.embedding(tokens, self.w(f"{name}.0.lut.weight", vocab, self.d)) * math.sqrt(self.d)
-        return self.drop(x + _positions(self.d)[:, : x.size(1)])
+        return self.pe_drop(x + _positions(self.d)[:, : x.size(1)])
 
     def encode(self, src, src_mask):
         src_mask = None if self.way.encode_mask == "none" else src_mask
@@ -204,6 +208,7 @@ DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swap
 FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
                 *ENCODE_WAYS, *DECODE_WAYS]
 TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), ("ff_no_dropout", Way(ff_dropout_default=True)),
+              ("pe_no_dropout", Way(pe_dropout_default=True)),
               *FORWARD_WAYS]
 WAYS = {"generator": GENERATOR_WAYS, "encode": ENCODE_WAYS, "decode": DECODE_WAYS, "forward": FORWARD_WAYS,
         "train": [(ACCEPTED, Way(attention_dropout=True)), *TRAIN_WAYS], "model": []}
@@ -319,6 +324,8 @@ def dropout_problem(evidence, case, found):
                         for q in [expected[name]] + ([rate] if re.search(r"\.(self|src)_attn\.", name) else []))]
     if wrong and all(".feed_forward." in name for name in wrong):
         return BUGS["ff_no_dropout"]
+    if wrong and all(re.match(r"(src|tgt)_embed\.1\.", name) for name in wrong):
+        return BUGS["pe_no_dropout"]
     return BUGS["dropout_ignored"] if wrong else None
 
 

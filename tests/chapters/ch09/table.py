@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch09_judge.BUGS`), never retyped.
 """
-from tests.checks.chapters import fails
+from tests.checks.chapters import Bug, fails
 
 TRAIN = frozenset({"train", "hidden_train"})
 DECODER = frozenset({"decode", "forward", "hidden_outputs"}) | TRAIN  # everything that runs the decoder's embedding
@@ -39,4 +39,14 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     # xavier_uniform_(p, gain=1.25): a spread 25 % off, past the 20 % the check allows
     "near_xavier_gain": fails(85, {"xavier", "hidden_model"}, "no_xavier"),
+    # log_softmax(self.proj(x) / 1.001): logits 0.1 % off
+    "near_generator_temperature": Bug(86.6667, dict.fromkeys(GENERATOR, ())),
+    # encode scales the embedded source by 1.001: the encoder's output is off; forward's decoder hardly sees it
+    "near_encode_scaled": Bug(90, {"encode": ()}),
+    # decode's values flattened to (batch * length, d_model)
+    "near_decode_flat": Bug(53.3333, dict.fromkeys(DECODER, ())),
+    # forward(...)[:, :-1]: one target position short
+    "near_forward_one_short": Bug(66.6667, dict.fromkeys(FORWARD, ())),
+    # PositionalEncoding(d_model, 0.1): right for the default dropout only
+    "position_dropout_fixed": fails(65, MODEL | TRAIN, "pe_no_dropout"),
 }
