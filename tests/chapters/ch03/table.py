@@ -42,4 +42,18 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     # nn.Dropout(p=0.1) whatever dropout is: right in eval mode, the wrong rate in train mode
     "near_dropout_hardcoded": Bug(83, dict.fromkeys({"dropout_train", "hidden_dropout"}, ())),
+    # clones returns N + 1 deep copies: one too many (the class is judged with the stand-in clones)
+    "near_clones_one_extra": fails(90, {"clones_deep_copies"}, "clones_length"),
+    # nn.Sequential of N deep copies: registered and unshared, but not the nn.ModuleList asked for (half credit)
+    "near_clones_sequential": fails(95, {"clones_deep_copies"}, "clones_container"),
+    # def __init__(…, dropout=0.11): every case passing dropout= is right, the default rate is 10 % off
+    "near_default_dropout": fails(90, {"module_structure"}, "dropout_rate"),
+    # self.linears[-1](x) * 1.001: 0.1 % off, ten times the tolerance; self.attn is right
+    "near_output_tenth_percent": Bug(25, dict.fromkeys(OUTPUTS, ())),
+    # .view(-1, d_model): the right values flattened to (batch · length, d_model)
+    "near_output_flat": Bug(25, dict.fromkeys(OUTPUTS, ())),
+    # self.attn = attn.reshape(batch · h, …): the right weights, the head axis merged into the batch axis
+    "near_attn_heads_flat": Bug(95, {"stores_attn": ()}),
+    # x + (0.001·x − (0.001·x).detach()): the same output, every gradient 0.1 % high
+    "near_gradient_tenth_percent": fails(93, {"hidden_gradients"}, "gradients"),
 }

@@ -4,7 +4,7 @@ Diagnoses are named by bug key (`ch04_judge.BUGS`), never retyped.
 """
 from grader.checks import ch04_judge
 
-from tests.checks.chapters import fails
+from tests.checks.chapters import Bug, fails
 
 ALL = frozenset(check.name for check in ch04_judge.CHECKS)
 FORWARD = ALL - {"module_structure"}
@@ -25,4 +25,14 @@ EXPECTED = {
     "renamed_layers": fails(0, ALL, "names"),  # self.linear1 / self.linear2: the names differ
     # near misses (issue 27): almost right, and each must still fail
     "near_leaky_relu": fails(15, FORWARD, "other_activation"),  # F.leaky_relu: slope 0.01 below zero
+    # def __init__(…, dropout=0.11): every case passing dropout= is right, the default rate is 10 % off
+    "near_default_dropout": fails(85, {"module_structure"}, "dropout_rate"),
+    # w_2(…) * 1.001: 0.1 % off, ten times the tolerance
+    "near_output_tenth_percent": Bug(15, dict.fromkeys(FORWARD, ())),
+    # .reshape(-1, d_model): the right values, the leading axes flattened (right only on the unbatched input)
+    "near_output_flat": Bug(25, dict.fromkeys(FORWARD - {"no_batch_axis"}, ())),
+    # x.unsqueeze(0) when x is 2-D: the right values, a batch axis of 1 added to the unbatched sentence
+    "near_unbatched_gets_batch_axis": Bug(90, {"no_batch_axis": ()}),
+    # out + (0.001·out − (0.001·out).detach()): the same output, every gradient 0.1 % high
+    "near_gradient_tenth_percent": fails(90, {"hidden_gradients"}, "gradients"),
 }

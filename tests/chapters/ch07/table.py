@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch07_judge.BUGS`), never retyped.
 """
-from tests.checks.chapters import fails
+from tests.checks.chapters import Bug, fails
 
 STRUCTURES = frozenset({"layer_structure", "encoder_structure"})
 ENCODER_OUTPUTS = frozenset({"encoder_forward", "encoder_train", "hidden_encoder", "hidden_train"})
@@ -31,6 +31,18 @@ EXPECTED = {
     "dropout_hardcoded": fails(60, STRUCTURES | {"encoder_train", "hidden_train"}, "dropout_rate"),  # SublayerConnection(size, 0.1)
     # near misses (issue 27): almost right, and each must still fail
     "near_attn_not_stored": fails(90, {"pad_attention"}, "attn_missing"),  # x, _ = attention(...): outputs right
+    # self.attn = attn.reshape(batch · h, …): the right weights, the head axis merged into the batch axis
+    "near_attn_heads_flat": Bug(90, {"pad_attention": ()}),
+    # masked_fill(mask == 0, -10.0): padding keys get weights ~1e-5, not 0; the outputs stay within the tolerance
+    "near_fill_minus_ten": fails(90, {"pad_attention"}, "padding_leak"),
+    # self.sublayer[1](x, self.feed_forward) * 1.001: each layer 0.1 % off, ten times the tolerance
+    "near_layer_tenth_percent": Bug(30, dict.fromkeys(OUTPUTS, ())),
+    # self.norm(x) * 1.001: the encoder's output 0.1 % off; the layers are right
+    "near_encoder_tenth_percent": Bug(55, dict.fromkeys(ENCODER_OUTPUTS, ())),
+    # self.norm(x).reshape(-1, d_model): the right values, batch and length flattened into one axis
+    "near_encoder_flat": Bug(55, dict.fromkeys(ENCODER_OUTPUTS, ())),
+    # clones(layer, N + 1), looping over self.layers[:-1]: the right outputs, one unused layer registered
+    "near_extra_layer": fails(45, ENCODER, "names"),
     # the function given to SublayerConnection ignores its argument: lambda y: self.self_attn(x, x, x, mask)
     "lambda_outer_x": fails(30, OUTPUTS, "lambda_ignores_argument"),
     "ff_lambda_outer_x": fails(30, OUTPUTS, "lambda_ignores_argument"),  # lambda y: self.feed_forward(h)
