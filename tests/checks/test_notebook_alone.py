@@ -147,6 +147,12 @@ def test_the_setup_cell_unpacked_the_checks_and_wrote_nothing_beside_the_noteboo
     assert run["left"] == [f"{chapter.id}.ipynb"]
 
 
+def test_each_notebook_unpacked_its_own_copy(runs):
+    """No notebook found the `selfcheck` an earlier one unpacked in the same kernel: the reset between them holds."""
+    origins = [run["origin"] for run in runs.values()]
+    assert len(set(origins)) == len(origins), origins
+
+
 @pytest.mark.parametrize("chapter", each_chapter())
 def test_the_setup_cell_is_locked_ungraded_and_carries_visible_checks_only(chapter):
     """The setup cell is read-only and not graded (so the grader never runs it as student code); its package is
