@@ -4,6 +4,17 @@ from .regions import clear_solutions
 
 STUDENT_NOTE = "# 학생용: TODO 표시가 있는 함수의 본문을 채우세요. 채점은 이 파일로 합니다.\n"
 FRIENDLY = "import selfcheck.friendly  # noqa: F401  아직 작성하지 않은 함수는 한국어 한 줄로 알려 줍니다\n"
+# pytest reads it before test_visible.py: an ImportError there would come after pytest's traceback.
+CONFTEST = '''"""pytest가 test_visible.py보다 먼저 읽는 파일: selfcheck를 불러올 수 없으면 그 이유만 한국어로 보여 주고 멈춥니다."""
+import pytest
+
+
+def pytest_configure(config):
+    try:
+        import selfcheck  # noqa: F401
+    except ImportError as error:
+        pytest.exit(str(error), returncode=1)
+'''
 
 
 def files(chapter, package):
@@ -15,6 +26,7 @@ def files(chapter, package):
         + clear_solutions(chapter.module.read_text(encoding="utf-8")),
         "demo.py": headers.python(f"{source}/demo.py") + FRIENDLY + chapter.demo.read_text(encoding="utf-8"),
         "test_visible.py": visible_tests(chapter),
+        "conftest.py": headers.python("grader/publish/exercise.py") + CONFTEST,
         "README.md": readme(chapter),
     }
     out = {f"{chapter.id}/{name}": text.encode() for name, text in out.items()}

@@ -11,9 +11,10 @@ ANSWER_NOTE = (
     "직접 쓰거나 추가한 코드 셀을 모두 포함한다 (데모 셀과 검사 셀은 제외). `%`·`!` 명령은 채점할 때 건너뛴다.\n"
 )
 CHECKS_NOTE = (
-    "## 스스로 점검\n\n아래 검사 셀을 실행하면 공개 검사마다 통과 여부와 한국어 진단이 나온다 (노트북 하나만 있어도 된다). "
-    "검사 표를 한 번에 보려면 노트북을 `exercises/{chapter}/` 폴더(`exercises` 폴더 전체를 받은 경우)에 두고 터미널에서 "
-    "`python -m selfcheck {notebook}`을 실행한다. 숨겨진 검사는 채점할 때만 실행된다.\n"
+    "## 스스로 점검\n\n아래 검사 셀을 실행하면 공개 검사마다 통과 여부와 한국어 진단이 나온다. 노트북 하나만 있어도 된다 "
+    "(Colab, 노트북 하나뿐인 폴더): 바로 아래의 읽기 전용 '자가 점검 준비' 셀이 노트북에 담긴 공개 검사를 풀어 주므로, "
+    "노트북을 위에서부터 차례로 실행하면 된다 (Jupyter: Run All, Colab: 런타임 → 모두 실행). "
+    "숨겨진 검사는 채점할 때만 실행된다.\n"
 )
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -76,7 +77,7 @@ def cells(chapter, package=None):
         elif value == "demo":
             out.append(_code("demo", chaptertext.demo_for_notebook(chapter).rstrip("\n"), _nbgrader("demo", locked=True)))
         elif value == "checks":
-            out.append(_markdown("checks-note", CHECKS_NOTE.format(chapter=chapter.id, notebook=f"{chapter.id}.ipynb")))
+            out.append(_markdown("checks-note", CHECKS_NOTE))
             if package:
                 out.append(setup_cell(package))
             out.extend(check_cell(chapter, check) for check in chapter.checks.checks)

@@ -30,8 +30,8 @@ def blocks(result, chapter_id):
     out += _causes(result, chapter_id)
     out += _diagnoses(result)
     out += _picture(result, chapter_id)
-    out += [page.Heading(texts.SELF_CHECK_HEADING), page.Text(texts.SELF_CHECK_INTRO),
-            page.Bullets(texts.self_check(result.data.get("track"), chapter_id)), page.Text(texts.HIDDEN_CHECKS)]
+    intro, steps = texts.self_check(result.data.get("track"), chapter_id)
+    out += [page.Heading(texts.SELF_CHECK_HEADING), page.Text(intro), page.Bullets(steps), page.Text(texts.HIDDEN_CHECKS)]
     return out
 
 

@@ -43,17 +43,21 @@ INSTRUCTOR = {
 
 # The student instructions at the end of every feedback page.
 SELF_CHECK_HEADING = "다시 점검하기"
-SELF_CHECK_INTRO = "과제 폴더에서 다음 명령으로 고친 코드를 다시 확인할 수 있습니다."
+SELF_CHECK_INTRO = ("과제 폴더(`exercises/{chapter}/`, 옆에 공통 `_selfcheck/`가 있는 곳)의 터미널에서 다음 명령으로 고친 코드를 "
+                    "다시 확인할 수 있습니다.")
 SELF_CHECK = (
     "`python demo.py` — 데모를 실행해 장의 본문에 나온 출력과 같은지 비교합니다.",
     "`python -m selfcheck` — 공개 검사를 실행하고 실패한 검사의 안내를 보여 줍니다.",
     "`python -m pytest test_visible.py` — 같은 공개 검사를 pytest로 실행합니다.",
 )
+# A notebook student may hold the notebook alone (nbgrader's release folder, Colab): its own cells are the way back.
+SELF_CHECK_NOTEBOOK_INTRO = ("노트북 하나로 다시 확인할 수 있습니다: Jupyter, Colab, 노트북 하나뿐인 폴더 어디서나 같은 점수와 "
+                             "진단이 나오며, 다른 파일이나 터미널 명령은 필요 없습니다.")
 SELF_CHECK_NOTEBOOK = (
-    "Jupyter에서 노트북을 위에서부터 차례로 실행(Run All)합니다 — 데모 셀의 출력을 장의 본문과 비교하고, "
-    "검사 셀마다 통과 여부와 진단이 나옵니다.",
-    "`python -m selfcheck {notebook}` — 노트북을 .py 과제 폴더(`exercises/{chapter}/`, 공통 `_selfcheck/`가 옆에 있는 곳)에 "
-    "두고 그 폴더의 터미널에서 실행하면 공개 검사 표와 진단을 한 번에 봅니다.",
+    "노트북 `{notebook}`의 셀을 위에서부터 차례로 실행합니다 (Jupyter: Run All, Colab: 런타임 → 모두 실행).",
+    "데모 셀의 출력을 장의 본문과 비교합니다.",
+    "검사 셀마다 통과 여부와 한국어 진단이 나옵니다. 검사 셀 바로 앞의 읽기 전용 '자가 점검 준비' 셀이 노트북에 담긴 "
+    "공개 검사를 풀어 주므로, 그 셀부터 차례로 실행하세요.",
 )
 HIDDEN_CHECKS = ("숨겨진 검사는 채점할 때만 실행되며, 입력과 기준 값은 공개하지 않습니다. "
                  "공개 검사를 모두 통과해도 숨겨진 검사에서 실패할 수 있으니 진단 내용을 읽고 고쳐 보세요.")
@@ -82,10 +86,11 @@ def instructor(status):
 
 
 def self_check(track, chapter_id):
-    """The re-check steps of the student's track (a results.json `track`: "notebook", else the .py track)."""
+    """(intro, steps) of the re-check for the student's track (a results.json `track`: "notebook", else the .py
+    track): a notebook's own cells, or the commands of the chapter's exercise folder."""
     if track == "notebook":
-        return tuple(step.format(notebook=f"{chapter_id}.ipynb", chapter=chapter_id) for step in SELF_CHECK_NOTEBOOK)
-    return SELF_CHECK
+        return SELF_CHECK_NOTEBOOK_INTRO, tuple(step.format(notebook=f"{chapter_id}.ipynb") for step in SELF_CHECK_NOTEBOOK)
+    return SELF_CHECK_INTRO.format(chapter=chapter_id), SELF_CHECK
 
 
 def picture(label, declared=None):

@@ -41,7 +41,8 @@ def test_helper_cell_and_magics_score_100_with_notes(graded):
     assert len(document["notes"]) == 2 and "`!ls`" in document["notes"][0]
     assert "`!ls`" in document["output"]
     page = (folder / "graded" / "feedback" / "helper" / "feedback.md").read_text(encoding="utf-8")
-    assert "`!ls`" in page and "python -m selfcheck 01_attention.ipynb" in page and "python demo.py" not in page
+    assert "`!ls`" in page and "`01_attention.ipynb`의 셀을 위에서부터 차례로 실행" in page and "모두 실행" in page
+    assert "python -m selfcheck" not in page and "python demo.py" not in page  # the notebook alone: no terminal
 
 
 def test_one_crash_is_one_topic(graded):

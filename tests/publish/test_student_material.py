@@ -8,7 +8,7 @@ import pytest
 from grader import chapters, paths
 from grader.publish import shipping
 from tests.checks.support import carried_package, copy_folder
-from tests.conftest import PYTHON, ROOT, run
+from tests.conftest import PYTHON, ROOT, run, run_together
 
 pytestmark = pytest.mark.build
 
@@ -24,17 +24,20 @@ def _exercise_copy(tmp_path, module_source=None):
 
 
 def test_a_chapter_folder_without_the_shared_framework_says_what_to_copy(tmp_path):
-    """A chapter folder copied without `exercises/_selfcheck/`: the self-check, the visible tests and the demo stop
-    with a Korean message saying to copy the whole `exercises/` folder or to use the notebook."""
+    """A chapter folder copied without `exercises/_selfcheck/`: the self-check, the visible tests (plain `pytest` too)
+    and the demo stop with a Korean message saying to copy the whole `exercises/` folder or to use the notebook; it is
+    the first thing printed, and no traceback follows."""
     folder = tmp_path / "01_attention"
     shutil.copytree(paths.EXERCISES / "01_attention", folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for command in (["-m", "selfcheck"], ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"],
-                    ["demo.py"]):
-        done = run([PYTHON, *command], cwd=folder)
-        assert done.returncode != 0
+    commands = (["-m", "selfcheck"], ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"],
+                ["-m", "pytest", "-p", "no:cacheprovider", "test_visible.py"], ["demo.py"])
+    for command, done in zip(commands, run_together(*[([PYTHON, *c], {"cwd": folder}) for c in commands])):
+        assert done.returncode == 1, (command, done.stdout, done.stderr)
         said = done.stdout + done.stderr
         assert "exercises 폴더 전체" in said and "01_attention.ipynb" in said, said[-2000:]
-        assert "No module named" not in said
+        first = said.strip().splitlines()[0]
+        assert "selfcheck의 공통 검사 틀을 찾지 못했습니다" in first and first.split("selfcheck")[0] in ("", "Exit: "), said
+        assert "Traceback" not in said and "Error" not in said, said
 
 
 def _words(text):

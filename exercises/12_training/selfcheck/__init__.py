@@ -4,10 +4,16 @@ from pathlib import Path as _Path
 
 _SHARED = _Path(__file__).resolve().parent.parent.parent / "_selfcheck"
 if not (_SHARED / "__init__.py").is_file():
-    raise ImportError(
+    import sys as _sys
+
+    _MESSAGE = (
         f"selfcheck의 공통 검사 틀을 찾지 못했습니다: {_SHARED} 폴더가 없습니다.\n"
         "장 폴더만 따로 복사하면 검사가 돌지 않습니다. exercises 폴더 전체(_selfcheck 폴더 포함)를 복사해서 "
         "그 안의 장 폴더에서 실행하거나, 노트북(12_training.ipynb)으로 푸세요: 노트북은 파일 하나만으로 검사됩니다."
     )
+    _MAIN = getattr(_sys.modules.get("__main__"), "__file__", None)
+    if _sys.argv[:1] == ["-m"] or (_MAIN and _Path(_MAIN).resolve().parent == _Path(__file__).resolve().parent.parent):
+        raise SystemExit(_MESSAGE)  # `python -m selfcheck`, demo.py: the Korean message alone, no traceback
+    raise ImportError(_MESSAGE)  # pytest (conftest.py shows it alone), a notebook (its setup cell has a copy)
 __path__.append(str(_SHARED))  # noqa: F821  the framework's modules are this package's modules
 exec(compile((_SHARED / "__init__.py").read_text(encoding="utf-8"), str(_SHARED / "__init__.py"), "exec"))
