@@ -11,7 +11,7 @@ judges prefer outputs on hidden inputs, and why the sandbox edge bounds whatever
 
 `changes` first asks whether anything watched can have changed at all — each watched dict's version tag
 (CPython bumps it on every write) and each watched function's code, defaults and kwdefaults pointers, read as raw
-memory — and compares name by name only when something did. Reading touches no object: in a child forked from the
+memory — and compares name by name only the entries of a dict that was written or of a function that changed. Reading touches no object: in a child forked from the
 sandbox's worker, touching (a reference count) copies the page, and comparing thousands of torch names that way
 cost a third of a cheap chapter's submission. Where the layout is not the one checked at bind time (another Python)
 the comparison is always made name by name.
@@ -102,12 +102,14 @@ class Bound:
 
 
 class _Fingerprint:
-    """Where the watched dicts and functions are in memory and what those bytes were: compared without touching
-    an object (see the module's doc). `of` gives None where this interpreter's layout is not the expected one."""
+    """Where the watched dicts and functions are in memory, what those bytes were, and which snapshot entries each
+    one covers: compared without touching an object (see the module's doc). `of` gives None where this interpreter's
+    layout is not the expected one."""
 
     def __init__(self, dicts, functions, offset):
         self.dicts = struct.pack(f"{len(dicts)}Q", *dicts)
         self.functions = struct.pack(f"{len(functions)}Q", *functions)
+        self.entries = tuple(_packed(entries) for entries in [*dicts.values(), *functions.values()])
         self.offset = offset
         self.then = _now(self)
 
@@ -116,15 +118,19 @@ class _Fingerprint:
         offset = _function_parts_offset()
         if offset is None or not _dict_versions_work():
             return None
-        dicts, functions = {}, {}
-        for _, _, namespace, value, parts in snapshot:
+        dicts, functions = {}, {}  # address -> indices of the snapshot entries it covers
+        for index, (_, _, namespace, value, parts) in enumerate(snapshot):
             real = namespace if type(namespace) is dict else _underlying_dict(namespace)
             if real is None:
                 return None
-            dicts[id(real)] = real
+            dicts.setdefault(id(real), []).append(index)
             if parts:
-                functions[id(value)] = value
-        return cls(list(dicts), list(functions), offset)
+                functions.setdefault(id(value), []).append(index)
+        return cls(dicts, functions, offset)
+
+
+def _packed(indices):
+    return struct.pack(f"{len(indices)}I", *indices)
 
 
 def _now(fingerprint):
@@ -134,6 +140,21 @@ def _now(fingerprint):
     parts = [_read_memory(address + fingerprint.offset, 3 * _WORD)
              for (address,) in _addresses("Q", fingerprint.functions)]
     return b"".join(versions) + b"".join(parts)
+
+
+def _suspects(fingerprint):
+    """Indices (in snapshot order) of the entries whose dict was written or whose function's parts changed."""
+    now, then = _now(fingerprint), fingerprint.then
+    if now == then:
+        return []
+    dicts = len(fingerprint.dicts) // 8
+    spans = [(8 * i, 8) for i in range(dicts)] + [(8 * dicts + 3 * _WORD * j, 3 * _WORD)
+                                                 for j in range(len(fingerprint.functions) // 8)]
+    found = set()
+    for number, (start, size) in enumerate(spans):
+        if now[start:start + size] != then[start:start + size]:
+            found.update(index for (index,) in _addresses("I", fingerprint.entries[number]))
+    return sorted(found)
 
 
 def _sample(a, b=1, *, c=2):
@@ -185,10 +206,10 @@ def changes(bound):
     (call the private copy of this function: `bound.private(guard).changes`)."""
     modules = [f"grader module {name} replaced in sys.modules" for name, module in bound.real
                if sys.modules.get(name) is not module]
-    if bound.fingerprint is not None and _now(bound.fingerprint) == bound.fingerprint.then:
-        return modules  # no watched dict written, no watched function's parts replaced
+    suspects = range(len(bound.snapshot)) if bound.fingerprint is None else _suspects(bound.fingerprint)
     found = []
-    for where, key, namespace, value, parts in bound.snapshot:
+    for index in suspects:  # only these entries are touched: see the module's doc
+        where, key, namespace, value, parts = bound.snapshot[index]
         now = namespace.get(key, _GONE)
         if now is not value:
             found.append(f"{where}.{key} {'removed' if now is _GONE else 'replaced'}")
