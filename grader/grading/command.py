@@ -25,17 +25,19 @@ def run(args):
     from contextlib import nullcontext
 
     from grader.checks import chapter
+    from grader.checks.discovery import declared_budget
     from grader.sandbox import SandboxError, SandboxPool
     from grader.sandbox.limits import for_budget
 
     from .course import Course
     from .gradebook_process import GradebookProcess
 
-    # The chapter's budget sets the limits (an instructor's --timeout replaces its times), so its contract loads
-    # first; the warm workers then import torch while this process collects the inputs, and the gradebook
-    # helper imports nbgrader meanwhile.
-    module = chapter(number)
-    limits = for_budget(module.budget, args.timeout)
+    # The chapter's budget sets the limits (an instructor's --timeout replaces its times); read from the judge's
+    # text, it lets the warm workers import torch while this process imports the judge (and torch) and collects
+    # the inputs, and the gradebook helper imports nbgrader meanwhile.
+    budget = declared_budget(number)
+    module = chapter(number) if budget is None else None
+    limits = for_budget(budget or module.budget, args.timeout)
     if getattr(args, "cluster", None):
         from .cluster import Cluster, ClusterError
 
@@ -55,6 +57,11 @@ def run(args):
         except SandboxError as error:
             print(error, file=sys.stderr)
             return EXIT_PROBLEMS
+    try:
+        module = module or chapter(number)
+    except BaseException:
+        pool.close()
+        raise
     course = Course()
     gradebook_path, asked_by = _gradebook_path(args.gradebook, course)
     helper = GradebookProcess(gradebook_path, Path.cwd()) if gradebook_path is not None else nullcontext()
