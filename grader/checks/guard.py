@@ -7,7 +7,16 @@ in the real modules changes nothing the probe calls. `Bound.changes` then lists,
 real modules (and in the library modules and classes the probe relies on) is no longer what it was: the
 evidence of a tampered run. Nothing in-process is airtight (a student can still walk `gc`), which is why the
 judges prefer outputs on hidden inputs, and why the sandbox edge bounds whatever comes back.
+
+`changes` first asks whether anything watched can have changed at all — each watched dict's version tag
+(CPython bumps it on every write) and each watched function's code, defaults and kwdefaults pointers, read as raw
+memory — and compares name by name only the entries of a dict that was written or of a function that changed. Reading touches no object: in a child forked from the
+sandbox's worker, touching (a reference count) copies the page, and comparing thousands of torch names that way
+cost a third of a cheap chapter's submission. Where the layout is not the one checked at bind time (another Python)
+the comparison is always made name by name.
 """
+import ctypes
+import struct
 import sys
 import types
 
@@ -22,6 +31,10 @@ LIBRARY_CLASSES = (("torch", "Tensor"), ("torch._C", "TensorBase"), ("torch.nn",
                    ("builtins", "list"))
 IGNORED_NAMES = frozenset({"_", "__", "___", "_LAST_BUILT", "__warningregistry__", "__loader__", "__spec__"})
 _FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+_WORD = ctypes.sizeof(ctypes.c_void_p)
+_DICT_VERSION_AT = 3 * _WORD  # PyDictObject: refcount, type, ma_used, ma_version_tag (CPython 3.11-3.13)
+_read_memory = ctypes.string_at  # bound now: replacing ctypes.string_at or struct.iter_unpack later changes nothing
+_addresses = struct.iter_unpack
 
 
 def _ours(name):
@@ -45,6 +58,7 @@ class Bound:
                 namespace[key] = self._bound(value)
         self.snapshot = tuple(self._take())
         self.real = tuple(self._real.items())
+        self.fingerprint = _Fingerprint.of(self.snapshot)
 
     def private(self, module):
         """The private copy of a grader module (`module` itself when it is not one)."""
@@ -86,6 +100,97 @@ class Bound:
                     yield where, key, namespace, value, parts
 
 
+class _Fingerprint:
+    """Where the watched dicts and functions are in memory, what those bytes were, and which snapshot entries each
+    one covers: compared without touching an object (see the module's doc). `of` gives None where this interpreter's
+    layout is not the expected one."""
+
+    def __init__(self, dicts, functions, offset):
+        self.dicts = struct.pack(f"{len(dicts)}Q", *dicts)
+        self.functions = struct.pack(f"{len(functions)}Q", *functions)
+        self.entries = tuple(_packed(entries) for entries in [*dicts.values(), *functions.values()])
+        self.offset = offset
+        self.then = _now(self)
+
+    @classmethod
+    def of(cls, snapshot):
+        offset = _function_parts_offset()
+        if offset is None or not _dict_versions_work():
+            return None
+        dicts, functions = {}, {}  # address -> indices of the snapshot entries it covers
+        for index, (_, _, namespace, value, parts) in enumerate(snapshot):
+            real = namespace if type(namespace) is dict else _underlying_dict(namespace)
+            if real is None:
+                return None
+            dicts.setdefault(id(real), []).append(index)
+            if parts:
+                functions.setdefault(id(value), []).append(index)
+        return cls(dicts, functions, offset)
+
+
+def _packed(indices):
+    return struct.pack(f"{len(indices)}I", *indices)
+
+
+def _now(fingerprint):
+    """The watched bytes as they are now: the dicts' version tags, the functions' three part pointers (a module
+    function, so `changes` calls its private copy, which reads the `_read_memory` bound before the student's code)."""
+    versions = [_read_memory(address + _DICT_VERSION_AT, 8) for (address,) in _addresses("Q", fingerprint.dicts)]
+    parts = [_read_memory(address + fingerprint.offset, 3 * _WORD)
+             for (address,) in _addresses("Q", fingerprint.functions)]
+    return b"".join(versions) + b"".join(parts)
+
+
+def _suspects(fingerprint):
+    """Indices (in snapshot order) of the entries whose dict was written or whose function's parts changed."""
+    now, then = _now(fingerprint), fingerprint.then
+    if now == then:
+        return []
+    dicts = len(fingerprint.dicts) // 8
+    spans = [(8 * i, 8) for i in range(dicts)] + [(8 * dicts + 3 * _WORD * j, 3 * _WORD)
+                                                 for j in range(len(fingerprint.functions) // 8)]
+    found = set()
+    for number, (start, size) in enumerate(spans):
+        if now[start:start + size] != then[start:start + size]:
+            found.update(index for (index,) in _addresses("I", fingerprint.entries[number]))
+    return sorted(found)
+
+
+def _sample(a, b=1, *, c=2):
+    return a, b, c
+
+
+def _function_parts_offset():
+    """Where a function object keeps its __code__, __defaults__, __kwdefaults__ pointers side by side (None if not)."""
+    if sys.implementation.name != "cpython" or _WORD != 8:
+        return None
+    wanted = struct.pack("3Q", id(_sample.__code__), id(_sample.__defaults__), id(_sample.__kwdefaults__))
+    for offset in range(2 * _WORD, 16 * _WORD, _WORD):
+        if _read_memory(id(_sample) + offset, 3 * _WORD) == wanted:
+            return offset
+    return None
+
+
+def _dict_versions_work():
+    """Whether a dict's version tag is where `_DICT_VERSION_AT` says and changes on every write (CPython 3.11-3.13)."""
+    if sys.implementation.name != "cpython" or _WORD != 8 or not (3, 11) <= sys.version_info[:2] <= (3, 13):
+        return False
+    probe, seen = {"a": 1}, []
+    for write in (lambda: probe.__setitem__("b", 2), lambda: probe.__setitem__("b", 3), lambda: probe.pop("b")):
+        seen.append(_read_memory(id(probe) + _DICT_VERSION_AT, 8))
+        write()
+    seen.append(_read_memory(id(probe) + _DICT_VERSION_AT, 8))
+    return len(set(seen)) == len(seen) and _read_memory(id(probe) + 2 * _WORD, 8) == struct.pack("q", len(probe))
+
+
+def _underlying_dict(proxy):
+    """The dict a class's `__dict__` mapping proxy shows (None if it is not one)."""
+    import gc
+
+    inner = [referent for referent in gc.get_referents(proxy) if type(referent) is dict]
+    return inner[0] if len(inner) == 1 and inner[0].keys() == proxy.keys() else None
+
+
 _GONE = object()
 
 
@@ -98,14 +203,15 @@ def bind(probe):
 def changes(bound):
     """Evidence lines ("<where>.<name> replaced", "code of … replaced") of what differs now from `bound`'s snapshot
     (call the private copy of this function: `bound.private(guard).changes`)."""
+    modules = [f"grader module {name} replaced in sys.modules" for name, module in bound.real
+               if sys.modules.get(name) is not module]
+    suspects = range(len(bound.snapshot)) if bound.fingerprint is None else _suspects(bound.fingerprint)
     found = []
-    for where, key, namespace, value, parts in bound.snapshot:
+    for index in suspects:  # only these entries are touched: see the module's doc
+        where, key, namespace, value, parts = bound.snapshot[index]
         now = namespace.get(key, _GONE)
         if now is not value:
             found.append(f"{where}.{key} {'removed' if now is _GONE else 'replaced'}")
         elif parts and any(getattr(value, part, None) is not then for part, then in zip(_FUNCTION_PARTS, parts)):
             found.append(f"code of {where}.{key} replaced")
-    found += [f"grader module {name} replaced in sys.modules" for name, module in bound.real
-              if sys.modules.get(name) is not module]
-    return found
-
+    return found + modules

@@ -24,33 +24,40 @@ def run(args):
     from contextlib import nullcontext
 
     from grader.checks import chapter
-    from grader.sandbox import SandboxError, SandboxPool
+    from grader.checks.discovery import declared_budget
+    from grader.sandbox import SandboxError
     from grader.sandbox.limits import for_budget
 
     from .course import Course
     from .gradebook_process import GradebookProcess
 
-    # The chapter's budget sets the limits (an instructor's --timeout replaces its times), so its contract loads
-    # first; the warm workers then import torch while this process collects the inputs, and the gradebook
-    # helper imports nbgrader meanwhile.
-    module = chapter(number)
-    limits = for_budget(module.budget, args.timeout)
-    if getattr(args, "cluster", None):
+    # The chapter's budget sets the limits (an instructor's --timeout replaces its times). Read from the judge's
+    # text, it lets the warm workers import torch while this process imports the judge (and torch) and collects
+    # the inputs, and the gradebook helper imports nbgrader meanwhile; a cluster's workers load it themselves.
+    cluster = getattr(args, "cluster", None)
+    budget = None if cluster else declared_budget(number)
+    module = chapter(number) if budget is None else None
+    limits = for_budget(budget or module.budget, args.timeout)
+    if cluster:
         from .cluster import Cluster, ClusterError
 
         cluster_errors = (ClusterError,)
         try:  # before anything is written: an unreachable scheduler leaves no partial output
-            pool = Cluster(args.cluster, number, args.timeout, limits, trusted=getattr(args, "trusted", False))
+            pool = Cluster(cluster, number, args.timeout, limits, trusted=getattr(args, "trusted", False))
         except ClusterError as error:
             print(f"오류: {error}", file=sys.stderr)
             return EXIT_PROBLEMS
-        print(f"Dask 클러스터 {args.cluster}: 워커 스레드 {pool.threads()}개가 채점합니다.", file=sys.stderr)
+        print(f"Dask 클러스터 {cluster}: 워커 스레드 {pool.threads()}개가 채점합니다.", file=sys.stderr)
     else:
         cluster_errors = ()
-        pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
-                           trusted=getattr(args, "trusted", False))
         try:  # refuses here, before anything is written, where nothing can contain untrusted code
-            pool.start()
+            pool = _started_pool(number, args, limits)
+            if module is None:
+                module = _loaded(chapter, number, pool)
+                if for_budget(module.budget, args.timeout) != limits:  # the loaded chapter's budget wins
+                    pool.close()
+                    limits = for_budget(module.budget, args.timeout)
+                    pool = _started_pool(number, args, limits)
         except SandboxError as error:
             print(error, file=sys.stderr)
             return EXIT_PROBLEMS
@@ -85,6 +92,25 @@ def run(args):
     else:
         _summary(report, csv_path)
     return status
+
+
+def _started_pool(number, args, limits):
+    """The local sandbox pool of the batch, started (its workers warm up in the background)."""
+    from grader.sandbox import SandboxPool
+
+    pool = SandboxPool(probe_module=probe_module_name(number), jobs=args.jobs, limits=limits,
+                       trusted=getattr(args, "trusted", False))
+    pool.start()
+    return pool
+
+
+def _loaded(chapter, number, pool):
+    """The chapter's contract, loaded while `pool` warms up (closed if loading fails)."""
+    try:
+        return chapter(number)
+    except BaseException:
+        pool.close()
+        raise
 
 
 def _write_feedback(out, chapter_id, wall_seconds, similarity=None):

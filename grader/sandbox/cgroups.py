@@ -1,9 +1,10 @@
 """A control group per submission (cgroup v1, as root): its memory and process count hold for all its processes.
 
 The pool makes one group per pool below its own groups (so any limit set on the grader still applies), and one
-group per job below that. When it sends a job it moves the idle worker's whole tree (the worker, its idle runner
-and, outside the shared sandbox, bubblewrap) into a fresh job group: the runner forks the student's child there,
-and everything the child starts stays there. Memory charged before the move (torch, imported by the worker) stays
+group per job below that. When it sends a job the idle worker's whole tree (the worker, its idle runner and,
+outside the shared sandbox, bubblewrap) is in a fresh job group — moved there then, or, where the worker forks its
+runners itself, the worker alone moved ahead while the previous job ran, its runner born there (`accounting.py`):
+the runner forks the student's child there, and everything the child starts stays there. Memory charged before the move (torch, imported by the worker) stays
 with the old group, so the job's memory limit counts what the submission itself allocates, across all its processes.
 
 Where the hierarchies cannot be written (no root, cgroup v2 only, a read-only /sys/fs/cgroup), `Groups.open`
@@ -98,7 +99,7 @@ class JobGroup:
         deadline = time.monotonic() + timeout
         while True:
             pids = tree()
-            self.add(pids)
+            self.add([pid for pid in pids if not self.holds(pid)])  # each move waits for the kernel (see accounting.py)
             if (len(pids) >= expected and all(self.holds(pid) for pid in pids)) or time.monotonic() > deadline:
                 return
             time.sleep(0.005)

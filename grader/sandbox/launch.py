@@ -32,6 +32,7 @@ class Launcher:
 
     sandbox = ""  # the `sandbox` field of every RunResult: bubblewrap | contained | subprocess
     tree_size = 2  # processes of an idle worker's tree the pool moves into a job's control group (worker, runner, …)
+    runner_parent_is_host = False  # whether the worker's host pid is the process that forks its runners (accounting.py)
 
     def __init__(self, probe_module, limits, workdir, code, run_as=None):
         self.probe_module = probe_module

@@ -19,6 +19,7 @@ class Plain(Launcher):
 
     sandbox = "subprocess"
     tree_size = 2  # the worker and its idle runner
+    runner_parent_is_host = True
 
     def start(self, slot):
         """Launch the worker of `slot` as a subprocess in its own scratch folder."""

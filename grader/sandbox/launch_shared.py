@@ -24,6 +24,7 @@ class SharedBubblewrap(Launcher):
 
     sandbox = "bubblewrap"
     tree_size = 2  # the forked worker and its idle runner
+    runner_parent_is_host = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

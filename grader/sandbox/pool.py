@@ -119,28 +119,35 @@ class SandboxPool:
         exhausted = False
         try:
             while True:
-                for slot, worker in enumerate(self._workers):
-                    if worker is not None and worker.job is None and worker.dead():
-                        self._retire(slot)  # died while idle (e.g. between batches): replace it, lose nothing
-                        worker = None
-                    if worker is None and not exhausted:
-                        self._workers[slot] = self._launcher.start(slot)
-                for worker in self._workers:
-                    if worker is not None and worker.ready and worker.job is None and not exhausted:
-                        item = next(items, _END)
-                        if item is _END:
-                            exhausted = True
-                        else:
-                            self._send(worker, item)
+                exhausted = self._fill(items, exhausted)
                 if exhausted and not any(worker is not None and worker.job for worker in self._workers):
                     return
-                yield from map(self._accounted, self._poll())
-                yield from map(self._accounted, self._expire())
+                done = [*map(self._accounted, self._poll()), *map(self._accounted, self._expire())]
+                if done:  # the freed workers start their next jobs while the caller judges these results
+                    exhausted = self._fill(items, exhausted)
+                yield from done
         finally:
             self._running = False
             for slot, worker in enumerate(self._workers):
                 if worker is not None and worker.job is not None:  # abandoned mid-batch: its answer would confuse the next one
                     self._retire(slot)
+
+    def _fill(self, items, exhausted):
+        """Replace dead workers and give each idle ready one the next item; return whether `items` is exhausted."""
+        for slot, worker in enumerate(self._workers):
+            if worker is not None and worker.job is None and worker.dead():
+                self._retire(slot)  # died while idle (e.g. between batches): replace it, lose nothing
+                worker = None
+            if worker is None and not exhausted:
+                self._workers[slot] = self._launcher.start(slot)
+        for worker in self._workers:
+            if worker is not None and worker.ready and worker.job is None and not exhausted:
+                item = next(items, _END)
+                if item is _END:
+                    exhausted = True
+                else:
+                    self._send(worker, item)
+        return exhausted
 
     def _send(self, worker, item):
         """Give `item` to an idle worker."""
@@ -151,6 +158,8 @@ class SandboxPool:
         self._accounting.enter(worker, submission_id, self._launcher.tree_size)
         worker.pending = memoryview(encode_job(submission_id, source, cases))
         worker.flush()
+        if self._launcher.runner_parent_is_host:
+            self._accounting.move_ahead(worker)
 
     def wall_limit(self):
         """The longest a runner lets a submission run: timeouts count its CPU time, the wall time only backs them up."""

@@ -105,9 +105,10 @@ def _load(probe_name, threads=1):
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
     probe = importlib.import_module(probe_name)
-    from grader.checks.execute import execute
+    from grader.checks.execute import execute, prepare
 
     _warm_up(torch)
+    prepare(probe)  # each runner's child starts from this binding (copy-on-write pages it never has to copy)
     gc.collect()
     gc.freeze()
     return torch, probe, execute

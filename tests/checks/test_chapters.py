@@ -11,6 +11,7 @@ import pytest
 from grader.checks import chapter as load_chapter
 from grader.checks.compare import shape_text
 from grader.checks.contract import Chapter, ChapterError
+from grader.checks.discovery import declared_budget
 from grader.checks.framework import Check, UndeclaredCase, Verdict, judge
 from tests.conftest import floats_in
 
@@ -30,6 +31,12 @@ def test_contract_loads_and_points_total_100(chapter):
     assert len(set(names)) == len(names)
     assert declared.total_points() == 100
     assert chapter.visible_checks() and chapter.hidden_checks()
+
+
+@pytest.mark.parametrize("chapter", each_chapter())
+def test_the_budget_read_from_the_judge_text_is_the_loaded_one(chapter):
+    """`grade` starts its sandbox with the budget read from the judge's text (before torch): the one the chapter has."""
+    assert declared_budget(chapter.id) == load_chapter(chapter.id).budget
 
 
 @pytest.mark.parametrize("chapter", each_chapter())
