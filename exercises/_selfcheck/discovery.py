@@ -37,7 +37,7 @@ def declared_budget(chapter_id):
     (then ask `chapter(...)`). tests/checks/test_chapters.py holds it equal to the loaded chapter's budget."""
     from .contract import Budget, ChapterError
 
-    tree = ast.parse((HERE / judge_file(str(chapter_id)[:2])).read_text(encoding="utf-8"))
+    tree = ast.parse(find(judge_file(str(chapter_id)[:2])).read_text(encoding="utf-8"))
     calls = [node for node in ast.walk(tree)
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Budget"]
     if not calls:
