@@ -170,17 +170,17 @@ def sublayer_check(name, points, title, case, make, norm_cases=NORM_CASES, visib
 
 
 CHECKS = [
-    Check(name="ln_structure", points=10, title="a_2, b_2: (features,) parameter", cases=("ln_module",),
+    Check(name="ln_structure", points=10, title="LayerNorm의 parameter 이름과 모양: a_2, b_2 (features,)", cases=("ln_module",),
           judge=norm_check(structure_check("ln_module"))),
-    Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0",
+    Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm의 출력 = 기준 (마지막 축, 불편 표준편차, a_2=1, b_2=0)",
           cases=("ln_fresh",), judge=norm_check(output_check("ln_fresh"))),
-    Check(name="ln_seeded", points=10, title="a_2 * 정규화 + b_2", cases=("ln_seeded",),
+    Check(name="ln_seeded", points=10, title="a_2, b_2를 넣은 LayerNorm의 출력 = 기준 (a_2 * 정규화 + b_2)", cases=("ln_seeded",),
           judge=norm_check(output_check("ln_seeded"))),
-    Check(name="ln_eps", points=10, title="eps는 표준편차에 더한다, 기본값 1e-6 (분산이 작은 입력)",
+    Check(name="ln_eps", points=10, title="분산이 작은 입력의 출력 = 기준 (eps=0.1과 기본값 1e-6, 표준편차에 더함)",
           cases=("ln_eps", "ln_default_eps"), judge=norm_check(outputs_check("ln_eps", "ln_default_eps"))),
-    sublayer_check("sub_structure", 5, "self.norm(LayerNorm), self.dropout", "sub_module", structure_check),
-    sublayer_check("sub_eval", 10, "pre-norm 잔차: x + sublayer(norm(x))", "sub_eval", output_check),
-    sublayer_check("sub_train", 10, "train 모드 dropout은 sublayer 뒤 (시드 고정 시 기준과 같음)", "sub_train",
+    sublayer_check("sub_structure", 5, "SublayerConnection의 이름과 모양, dropout 비율 (self.norm, self.dropout)", "sub_module", structure_check),
+    sublayer_check("sub_eval", 10, "eval 모드 출력 = 기준 (pre-norm 잔차: x + sublayer(norm(x)))", "sub_eval", output_check),
+    sublayer_check("sub_train", 10, "train 모드 출력 = 기준 (시드 고정, dropout은 sublayer 뒤)", "sub_train",
                    output_check),
 ]
 

@@ -343,27 +343,27 @@ def output_check(case):
 
 
 CHECKS = [
-    Check(name="layer_structure", points=10, title="self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
+    Check(name="layer_structure", points=10, title="DecoderLayer의 이름과 모양: self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
           cases=("layer_module",), judge=structure_check("layer_module")),
-    Check(name="layer_forward", points=15, title="DecoderLayer: memory 길이 ≠ target 길이, 두 mask",
+    Check(name="layer_forward", points=15, title="DecoderLayer 출력 = 기준 (memory 길이 ≠ target 길이, 두 mask)",
           cases=("layer_eval",), reads=TIE_BREAK, judge=output_check("layer_eval")),
-    Check(name="same_length", points=10, title="DecoderLayer: memory 길이 = target 길이 (mask와 query가 바뀌면 값이 달라짐)",
+    Check(name="same_length", points=10, title="memory 길이 = target 길이인 DecoderLayer 출력 = 기준 (mask나 query가 바뀌면 값이 달라짐)",
           cases=("same_length",), judge=output_check("same_length")),
-    Check(name="decoder_structure", points=10, title="Decoder: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
+    Check(name="decoder_structure", points=10, title="Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
           cases=("decoder_module",), judge=structure_check("decoder_module")),
-    Check(name="decoder_forward", points=15, title="Decoder(N=2): 층마다 같은 memory와 mask, 마지막 norm",
+    Check(name="decoder_forward", points=15, title="Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
           cases=("decoder_eval",), reads=TIE_BREAK, judge=output_check("decoder_eval")),
-    Check(name="decoder_train", points=10, title="train 모드 Decoder (시드 고정 시 기준과 같음)",
+    Check(name="decoder_train", points=10, title="train 모드 Decoder 출력 = 기준 (시드 고정)",
           cases=("decoder_train",), reads=TIE_BREAK, judge=output_check("decoder_train")),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
-    Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer", cases=("hidden_layer",),
+    Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer 출력 = 기준", cases=("hidden_layer",),
           reads=TIE_BREAK, judge=output_check("hidden_layer"), visible=False),
-    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder", cases=("hidden_decoder",),
+    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder 출력 = 기준", cases=("hidden_decoder",),
           reads=TIE_BREAK, judge=output_check("hidden_decoder"), visible=False),
-    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder", cases=("hidden_train",),
+    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder 출력 = 기준", cases=("hidden_train",),
           reads=TIE_BREAK, judge=output_check("hidden_train"), visible=False),
 ]
 ### END HIDDEN TESTS

@@ -417,19 +417,19 @@ def structure_and_xavier(evidence):
 
 
 CHECKS = [
-    Check(name="generator", points=10, title="Generator: proj 다음 마지막 축의 log_softmax", cases=("generator",),
+    Check(name="generator", points=10, title="Generator 출력 = 기준 (proj 다음 마지막 축의 log_softmax)", cases=("generator",),
           judge=output_matches, reads=TIE_BREAK),
     Check(name="model_structure", points=10, title="make_model: 층 N개, 이름과 모양, 따로 복사한 attention, dropout 비율",
           cases=("model",), judge=with_stand_in(structure_matches)),
     Check(name="xavier", points=10, title="dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)",
           cases=("model",), judge=xavier_check),
-    Check(name="encode", points=10, title="encode: src_embed → encoder(src_mask)", cases=("encode",),
+    Check(name="encode", points=10, title="encode 출력 = 기준 (src_embed → encoder(src_mask))", cases=("encode",),
           judge=with_stand_in(output_matches), reads=TIE_BREAK),
-    Check(name="decode", points=10, title="decode: tgt_embed → decoder(memory, src_mask, tgt_mask)", cases=("decode",),
+    Check(name="decode", points=10, title="decode 출력 = 기준 (tgt_embed → decoder(memory, src_mask, tgt_mask))", cases=("decode",),
           judge=with_stand_in(output_matches), reads=TIE_BREAK),
-    Check(name="forward", points=10, title="forward = decode(encode(src, src_mask), src_mask, tgt, tgt_mask)",
+    Check(name="forward", points=10, title="forward 출력 = 기준 (decode(encode(src, src_mask), src_mask, tgt, tgt_mask))",
           cases=("forward",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
-    Check(name="train", points=10, title="train 모드 forward: 인자 dropout이 층마다 쓰임 (시드 고정 시 기준과 같음)",
+    Check(name="train", points=10, title="train 모드 forward 출력 = 기준 (시드 고정, 인자 dropout이 층마다 쓰임)",
           cases=("train",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
 ]
 
@@ -437,10 +437,10 @@ CHECKS = [
 CHECKS += [
     Check(name="hidden_model", points=10, title="다른 크기로 새로 만든 모델의 구조와 초기화", cases=("hidden_model",),
           judge=structure_and_xavier, visible=False),
-    Check(name="hidden_outputs", points=10, title="다른 크기와 어휘의 Generator, decode, forward",
+    Check(name="hidden_outputs", points=10, title="다른 크기와 어휘의 Generator, decode, forward 출력 = 기준",
           cases=("hidden_generator", "hidden_decode", "hidden_forward"), judge=with_stand_in(output_matches),
           reads=TIE_BREAK, visible=False),
-    Check(name="hidden_train", points=10, title="다른 dropout의 train 모드 forward", cases=("hidden_train",),
+    Check(name="hidden_train", points=10, title="다른 dropout의 train 모드 forward 출력 = 기준", cases=("hidden_train",),
           judge=with_stand_in(output_matches), reads=TIE_BREAK, visible=False),
 ]
 ### END HIDDEN TESTS

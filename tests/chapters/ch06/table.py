@@ -23,6 +23,8 @@ EXPECTED = {
     "wrong_axis": fails(55, NORM_OUTPUTS - {"ln_eps"}, "wrong_axis"),
     "ab_swapped": fails(65, FRESH, "ab_swapped"),  # a_2 = zeros, b_2 = ones: a loaded state_dict hides it
     "renamed_gain_bias": fails(35, NORM_OUTPUTS | {"ln_structure"}, "names"),
+    # self.layer_norm instead of self.norm: SublayerConnection's names differ from the contract's
+    "renamed_norm": fails(65, SUBLAYER_OUTPUTS | {"sub_structure"}, "names"),
     "post_norm": fails(70, SUBLAYER_OUTPUTS, "post_norm"),  # norm(x + dropout(sublayer(x)))
     "no_residual": fails(70, SUBLAYER_OUTPUTS, "no_residual"),  # dropout(sublayer(norm(x)))
     "dropout_before_sublayer": fails(80, TRAIN, "dropout_before_sublayer"),  # x + sublayer(dropout(norm(x)))
