@@ -61,6 +61,12 @@ BUGS = {
     "정규화합니다: x + dropout(sublayer(norm(x))).",
     "dropout_before_norm": "dropout을 정규화 앞(입력 x)에 적용했습니다. dropout은 sublayer의 출력에 적용합니다: "
     "x + dropout(sublayer(norm(x))).",
+    "no_centering": "평균을 빼지 않고 나눴습니다(x / (표준편차 + eps)). LayerNorm은 토큰마다 평균을 뺀 뒤 표준편차로 "
+    "나눕니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "no_bias": "b_2를 더하지 않았습니다. 새로 만든 LayerNorm(b_2 = 0)에서는 보이지 않지만, 다른 b_2가 들어 있으면 결과가 "
+    "달라집니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "double_norm": "잔차를 더한 결과를 다시 정규화했습니다(norm(x + sublayer(norm(x)))). pre-norm에서는 sublayer의 입력만 "
+    "정규화하고 잔차를 더한 값은 그대로 돌려줍니다: x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
 }
 

@@ -60,6 +60,12 @@ BUGS = {
     "정규화합니다: x + dropout(sublayer(norm(x))).",
     "dropout_before_norm": "dropout을 정규화 앞(입력 x)에 적용했습니다. dropout은 sublayer의 출력에 적용합니다: "
     "x + dropout(sublayer(norm(x))).",
+    "no_centering": "평균을 빼지 않고 나눴습니다(x / (표준편차 + eps)). LayerNorm은 토큰마다 평균을 뺀 뒤 표준편차로 "
+    "나눕니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "no_bias": "b_2를 더하지 않았습니다. 새로 만든 LayerNorm(b_2 = 0)에서는 보이지 않지만, 다른 b_2가 들어 있으면 결과가 "
+    "달라집니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "double_norm": "잔차를 더한 결과를 다시 정규화했습니다(norm(x + sublayer(norm(x)))). pre-norm에서는 sublayer의 입력만 "
+    "정규화하고 잔차를 더한 값은 그대로 돌려줍니다: x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
 }
 
@@ -78,7 +84,7 @@ STATISTICS = {  # how the normalisation divides: (label, function of (centred x,
 AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis", "all": "all_axes"}
 SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual",
              "residual_normed": "residual_normed", "norm_unused": "norm_unused",
-             "norm_after_sublayer": "norm_after_sublayer"}
+             "norm_after_sublayer": "norm_after_sublayer", "double_norm": "double_norm"}
 PLACES = {"after_sublayer": None, "none": "dropout_missing", "before_sublayer": "dropout_before_sublayer",
           "on_residual": "dropout_on_residual", "before_norm": "dropout_before_norm"}
 
@@ -93,6 +99,10 @@ def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
     centred = x - x.mean(axis, keepdim=True)
     if statistic == "eps_outside":
         return a * centred / x.std(axis, keepdim=True) + eps + b
+    if statistic == "no_centering":
+        return a * x / (x.std(axis, keepdim=True) + eps) + b
+    if statistic == "no_bias":
+        return a * centred / (x.std(axis, keepdim=True) + eps)
     return a * STATISTICS[statistic][1](centred, x, eps, axis) + b
 
 
@@ -132,6 +142,8 @@ def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps",
         return total(normed + sub(normed))
     if order == "norm_unused":
         return total(x + sub(x))
+    if order == "double_norm":
+        return norm(total(x + sub(norm(x))))
     if order == "norm_after_sublayer":
         inner = at("before_sublayer")(x) @ matrix
         return total(x + at("after_sublayer")(norm(inner)))
@@ -144,7 +156,7 @@ def _label(*bugs):
 
 
 NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced",
-               "no_keepdim": "no_keepdim"}
+               "no_keepdim": "no_keepdim", "no_centering": "no_centering", "no_bias": "no_bias"}
 
 
 OTHER_DEFAULT_EPS = (1e-5, 1e-4, 1e-3)  # eps defaults other than the original 1e-6 (1e-5: nn.LayerNorm's)

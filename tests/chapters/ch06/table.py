@@ -46,4 +46,8 @@ EXPECTED = {
     "norm_unused": fails(70, SUBLAYER_OUTPUTS, "norm_unused"),  # x + dropout(sublayer(x))
     "norm_after_sublayer": fails(70, SUBLAYER_OUTPUTS, "norm_after_sublayer"),  # x + dropout(norm(sublayer(x)))
     "dropout_before_norm": fails(80, TRAIN, "dropout_before_norm"),  # x + sublayer(norm(dropout(x)))
+    # mistakes invented outside the fixtures (issue 22 point 2), each with its own bug model:
+    "no_centering": fails(45, NORM_OUTPUTS, "no_centering"),  # a_2 * x / (std + eps) + b_2
+    "no_bias": fails(80, {"ln_seeded", "hidden_ln"}, "no_bias"),  # a_2 * (x - mean) / (std + eps): fresh b_2 = 0 hides it
+    "double_norm": fails(70, SUBLAYER_OUTPUTS, "double_norm"),  # norm(x + dropout(sublayer(norm(x))))
 }
