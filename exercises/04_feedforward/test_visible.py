@@ -7,9 +7,9 @@ from selfcheck import verify
 
 VISIBLE_CHECKS = [
     "module_structure",  # 15점 — w_1, w_2의 이름과 모양, dropout 0.1
-    "eval_forward",  # 25점 — eval 모드 출력 (2, 5, 8) → (2, 5, 8)
-    "no_batch_axis",  # 10점 — batch 축이 없는 입력도 위치마다
-    "dropout_train",  # 20점 — train 모드 dropout은 ReLU 뒤, w_2 앞 (시드 고정 시 기준과 같음)
+    "eval_forward",  # 25점 — eval 모드 출력 (2, 5, 8) = 기준
+    "no_batch_axis",  # 10점 — batch 축이 없는 입력 (7, 6)의 출력 = 기준 (위치마다 같은 변환)
+    "dropout_train",  # 20점 — train 모드 출력 = 기준 (시드 고정, dropout은 ReLU 뒤 w_2 앞)
 ]
 
 

@@ -6,13 +6,13 @@ import transformer
 from selfcheck import verify
 
 VISIBLE_CHECKS = [
-    "ln_structure",  # 10점 — a_2, b_2: (features,) parameter
-    "ln_fresh",  # 15점 — 새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0
-    "ln_seeded",  # 10점 — a_2 * 정규화 + b_2
-    "ln_eps",  # 10점 — eps는 표준편차에 더한다, 기본값 1e-6 (분산이 작은 입력)
-    "sub_structure",  # 5점 — self.norm(LayerNorm), self.dropout
-    "sub_eval",  # 10점 — pre-norm 잔차: x + sublayer(norm(x))
-    "sub_train",  # 10점 — train 모드 dropout은 sublayer 뒤 (시드 고정 시 기준과 같음)
+    "ln_structure",  # 10점 — LayerNorm의 parameter 이름과 모양: a_2, b_2 (features,)
+    "ln_fresh",  # 15점 — 새로 만든 LayerNorm의 출력 = 기준 (마지막 축, 불편 표준편차, a_2=1, b_2=0)
+    "ln_seeded",  # 10점 — a_2, b_2를 넣은 LayerNorm의 출력 = 기준 (a_2 * 정규화 + b_2)
+    "ln_eps",  # 10점 — 분산이 작은 입력의 출력 = 기준 (eps=0.1과 기본값 1e-6, 표준편차에 더함)
+    "sub_structure",  # 5점 — SublayerConnection의 이름과 모양, dropout 비율 (self.norm, self.dropout)
+    "sub_eval",  # 10점 — eval 모드 출력 = 기준 (pre-norm 잔차: x + sublayer(norm(x)))
+    "sub_train",  # 10점 — train 모드 출력 = 기준 (시드 고정, dropout은 sublayer 뒤)
 ]
 
 

@@ -6,12 +6,12 @@ import transformer
 from selfcheck import verify
 
 VISIBLE_CHECKS = [
-    "layer_structure",  # 10점 — self_attn, src_attn, feed_forward, sublayer 세 개, self.size
-    "layer_forward",  # 15점 — DecoderLayer: memory 길이 ≠ target 길이, 두 mask
-    "same_length",  # 10점 — DecoderLayer: memory 길이 = target 길이 (mask와 query가 바뀌면 값이 달라짐)
-    "decoder_structure",  # 10점 — Decoder: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm
-    "decoder_forward",  # 15점 — Decoder(N=2): 층마다 같은 memory와 mask, 마지막 norm
-    "decoder_train",  # 10점 — train 모드 Decoder (시드 고정 시 기준과 같음)
+    "layer_structure",  # 10점 — DecoderLayer의 이름과 모양: self_attn, src_attn, feed_forward, sublayer 세 개, self.size
+    "layer_forward",  # 15점 — DecoderLayer 출력 = 기준 (memory 길이 ≠ target 길이, 두 mask)
+    "same_length",  # 10점 — memory 길이 = target 길이인 DecoderLayer 출력 = 기준 (mask나 query가 바뀌면 값이 달라짐)
+    "decoder_structure",  # 10점 — Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm
+    "decoder_forward",  # 15점 — Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)
+    "decoder_train",  # 10점 — train 모드 Decoder 출력 = 기준 (시드 고정)
 ]
 
 

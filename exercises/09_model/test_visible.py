@@ -6,13 +6,13 @@ import transformer
 from selfcheck import verify
 
 VISIBLE_CHECKS = [
-    "generator",  # 10점 — Generator: proj 다음 마지막 축의 log_softmax
+    "generator",  # 10점 — Generator 출력 = 기준 (proj 다음 마지막 축의 log_softmax)
     "model_structure",  # 10점 — make_model: 층 N개, 이름과 모양, 따로 복사한 attention, dropout 비율
     "xavier",  # 10점 — dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)
-    "encode",  # 10점 — encode: src_embed → encoder(src_mask)
-    "decode",  # 10점 — decode: tgt_embed → decoder(memory, src_mask, tgt_mask)
-    "forward",  # 10점 — forward = decode(encode(src, src_mask), src_mask, tgt, tgt_mask)
-    "train",  # 10점 — train 모드 forward: 인자 dropout이 층마다 쓰임 (시드 고정 시 기준과 같음)
+    "encode",  # 10점 — encode 출력 = 기준 (src_embed → encoder(src_mask))
+    "decode",  # 10점 — decode 출력 = 기준 (tgt_embed → decoder(memory, src_mask, tgt_mask))
+    "forward",  # 10점 — forward 출력 = 기준 (decode(encode(src, src_mask), src_mask, tgt, tgt_mask))
+    "train",  # 10점 — train 모드 forward 출력 = 기준 (시드 고정, 인자 dropout이 층마다 쓰임)
 ]
 
 

@@ -6,13 +6,13 @@ import transformer
 from selfcheck import verify
 
 VISIBLE_CHECKS = [
-    "data_batches",  # 10점 — data_gen: nbatches개의 Batch, (batch_size, 10), 복사 과제, padding 0
-    "data_tokens",  # 10점 — data_gen: 첫 열은 시작 기호 1, 토큰은 1..V-1 (0 없음), 시드로 재현
-    "loss_compute",  # 10점 — SimpleLossCompute: (sloss.data * norm, criterion / norm)
-    "train_epoch",  # 15점 — run_epoch 학습: tgt_y, backward, step, zero_grad, scheduler, 평균 손실
-    "train_state",  # 10점 — TrainState: step, accum_step, samples, tokens
-    "accumulation",  # 10점 — accum_iter: i % accum_iter == 0일 때만 optimizer.step()
-    "eval_mode",  # 5점 — mode="eval": 학습 없이 평균 손실만
+    "data_batches",  # 10점 — data_gen의 Batch: nbatches개, (batch_size, 10), 복사 과제, padding 0
+    "data_tokens",  # 10점 — data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드 고정 시 값 = 기준
+    "loss_compute",  # 10점 — SimpleLossCompute의 두 반환값과 generator 기울기 = 기준 (sloss.data * norm, sloss)
+    "train_epoch",  # 15점 — run_epoch 학습 뒤 parameter, step 횟수, 평균 손실 = 기준 (tgt_y, backward, zero_grad, scheduler)
+    "train_state",  # 10점 — 학습 뒤 TrainState의 step, accum_step, samples, tokens = 기준
+    "accumulation",  # 10점 — accum_iter=2 학습의 optimizer.step 횟수와 parameter = 기준 (i % accum_iter == 0일 때만)
+    "eval_mode",  # 5점 — mode="eval"의 평균 손실 = 기준, parameter와 step은 그대로
 ]
 
 

@@ -6,11 +6,11 @@ import transformer
 from selfcheck import verify
 
 VISIBLE_CHECKS = [
-    "copy_digits",  # 10점 — 학습한 복사 모델이 [1, 2, …, 10]을 그대로 복사
-    "copy_random",  # 10점 — 학습한 복사 모델: 무작위 source의 greedy decoding
-    "last_position",  # 15점 — 2층 모델: 매 step causal mask로 decode, 마지막 위치, generator, 가장 큰 log 확률
-    "source_mask",  # 15점 — padding이 있는 source: encode와 decode에 src_mask
-    "length",  # 10점 — ys: 시작 기호 + 토큰 max_len - 1개 = (1, max_len)
+    "copy_digits",  # 10점 — 학습한 복사 모델이 [1, 2, …, 10]에서 낸 토큰 = 기준 (그대로 복사)
+    "copy_random",  # 10점 — 학습한 복사 모델이 무작위 source에서 낸 토큰 = 기준
+    "last_position",  # 15점 — 2층 무작위 모델의 greedy 토큰 = 기준 (매 step causal mask로 decode, 마지막 위치, generator, 가장 큰 log 확률)
+    "source_mask",  # 15점 — padding이 있는 source의 greedy 토큰 = 기준 (encode와 decode에 src_mask)
+    "length",  # 10점 — ys의 모양 = (1, max_len): 시작 기호 + 토큰 max_len - 1개
 ]
 
 

@@ -103,7 +103,7 @@ def run_case(namespace, name):
         return run_clones(namespace, case)
     trace = run_module(namespace, name)
     if clones_faulty(namespace):
-        with stand_in(namespace, "clones", deep_clones):
+        with modules.stand_in(namespace, "clones", deep_clones, CLASS):
             trace["stand_in"] = run_module(namespace, name)
     return trace
 
@@ -135,29 +135,6 @@ def clones_faulty(namespace):
     copies = trace["copies"]
     return trace["shared_between_copies"] or not all(
         c["same_values"] and not (c["is_original"] or c["shares_with_original"]) for c in copies)
-
-
-class stand_in:
-    """`<name>` replaced by `function` inside the block, both in `namespace` and in the globals the student's class
-    reads (a notebook's check cell hands over a copy of its globals), the student's own restored after."""
-
-    def __init__(self, namespace, name, function):
-        self.namespace, self.name, self.function = namespace, name, function
-        init = getattr(getattr(namespace, CLASS, None), "__init__", None)
-        found = getattr(init, "__globals__", None)
-        self.globals = found if isinstance(found, dict) and name in found else None
-
-    def __enter__(self):
-        self.saved = getattr(self.namespace, self.name)
-        self.saved_global = self.globals[self.name] if self.globals is not None else None
-        setattr(self.namespace, self.name, self.function)
-        if self.globals is not None:
-            self.globals[self.name] = self.function
-
-    def __exit__(self, *exc):
-        if self.globals is not None:
-            self.globals[self.name] = self.saved_global
-        setattr(self.namespace, self.name, self.saved)
 
 
 def run_clones(namespace, case):

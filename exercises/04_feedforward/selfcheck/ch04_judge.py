@@ -78,11 +78,11 @@ def output_check(case):
 CHECKS = [
     Check(name="module_structure", points=15, title="w_1, w_2의 이름과 모양, dropout 0.1", cases=("module",),
           judge=module_judge.structure_check("module", error_diagnosis, BUGS["dropout_rate"])),
-    Check(name="eval_forward", points=25, title="eval 모드 출력 (2, 5, 8) → (2, 5, 8)", cases=("eval",),
+    Check(name="eval_forward", points=25, title="eval 모드 출력 (2, 5, 8) = 기준", cases=("eval",),
           judge=output_check("eval")),
-    Check(name="no_batch_axis", points=10, title="batch 축이 없는 입력도 위치마다", cases=("no_batch_axis",),
+    Check(name="no_batch_axis", points=10, title="batch 축이 없는 입력 (7, 6)의 출력 = 기준 (위치마다 같은 변환)", cases=("no_batch_axis",),
           judge=output_check("no_batch_axis")),
-    Check(name="dropout_train", points=20, title="train 모드 dropout은 ReLU 뒤, w_2 앞 (시드 고정 시 기준과 같음)",
+    Check(name="dropout_train", points=20, title="train 모드 출력 = 기준 (시드 고정, dropout은 ReLU 뒤 w_2 앞)",
           cases=("dropout_train",), judge=output_check("dropout_train")),
 ]
 

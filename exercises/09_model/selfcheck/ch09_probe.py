@@ -7,11 +7,16 @@ every parameter with dim > 1, a strided sample of the fresh weights themselves (
 only before loading; the judge computes their spread, so no summary made here is taken on trust). An "encode", "decode", "forward" or "train" case builds the model, loads weights drawn from
 the case's seed for its own state_dict names (`modules.load_seeded`) and calls that method in eval
 mode (train: seeded train mode), recording the output and the weights decoder layer 0's source
-attention kept. Hidden cases and their seeds live between the hidden-test markers and never reach students.
+attention kept. When the student's `make_model` raises only because an init function refused a parameter with
+fewer than 2 dimensions (an init loop over every parameter), each case also records a "stand_in" run: the same
+`make_model` built with `lenient_init`, so the checks of the other units are judged on the student's own model.
+Hidden cases and their seeds live between the hidden-test markers and never reach students.
 """
+import functools
 from dataclasses import dataclass
 
 import torch
+import torch.nn.init
 
 from . import modules
 from .tensors import describe_exception, encode, portable_randn
@@ -52,7 +57,9 @@ CASES = {
     # encode, decode and forward call one model (same arguments and seed: built once per submission)
     "encode": Case(visible=True, text=f"{SMALL}.encode, src (2, 7) (두 번째 문장은 padding 3개)", kind="encode",
                    seed=903),
-    "decode": Case(visible=True, text=f"{SMALL}.decode, memory (2, 7, 32), tgt (2, 5)", kind="decode", seed=903),
+    # src length = tgt length: a mask in the wrong place gives wrong values rather than the same shape error
+    "decode": Case(visible=True, text=f"{SMALL}.decode, memory (2, 7, 32), tgt (2, 7) (두 번째 문장은 padding 2개)",
+                   kind="decode", seed=903, tgt_lengths=(7, 5)),
     "forward": Case(visible=True, text=f"{SMALL}.forward, src (2, 7), tgt (2, 5)", kind="forward", seed=903),
     "train": Case(visible=True, text="make_model(11, 11, N=1, d_model=32, d_ff=64, h=4, dropout=0.3), train 모드 "
                   "forward (torch.manual_seed로 고정)", kind="train", seed=906, N=1, dropout=0.3),
@@ -166,18 +173,76 @@ def load_parameters(module, seed):
     return loaded
 
 
+class lenient_init:
+    """Inside the block, torch.nn.init's functions leave a tensor they refuse (fewer than 2 dimensions) as it is: the
+    probe's stand-in for an init loop that calls xavier_uniform_ on every parameter. Names the student imported
+    (`from torch.nn.init import xavier_uniform_`) are replaced too; everything is restored after."""
+
+    def __init__(self, namespace):
+        self.places = [torch.nn.init, namespace]
+        found = getattr(getattr(namespace, MAKE_MODEL, None), "__globals__", None)
+        if isinstance(found, dict):
+            self.places.append(found)
+        self.saved = []
+
+    def __enter__(self):
+        originals = {id(f): f for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")
+                     and callable(f := getattr(torch.nn.init, name))}
+        for place in self.places:
+            items = place.items() if isinstance(place, dict) else vars(place).items()
+            for name, value in list(items):
+                if id(value) in originals and callable(value):
+                    self.saved.append((place, name, value))
+                    self._set(place, name, lenient(value))
+
+    def __exit__(self, *exc):
+        for place, name, value in reversed(self.saved):
+            self._set(place, name, value)
+
+    @staticmethod
+    def _set(place, name, value):
+        if isinstance(place, dict):
+            place[name] = value
+        else:
+            setattr(place, name, value)
+
+
+def lenient(function):
+    """`function`, leaving a tensor of fewer than 2 dimensions as it is when `function` refuses it."""
+
+    @functools.wraps(function)
+    def call(tensor, *args, **kwargs):
+        try:
+            return function(tensor, *args, **kwargs)
+        except ValueError:
+            if isinstance(tensor, torch.Tensor) and tensor.dim() < 2:
+                return tensor
+            raise
+
+    return call
+
+
+def build_model(namespace, case, stand_in=False):
+    """(model, None) or (None, trace) of the case's `make_model` call (with `lenient_init` as the stand-in)."""
+    args, kwargs = model_arguments(case)
+    if not stand_in:
+        return modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+    with lenient_init(namespace):
+        return modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+
+
 _LAST_BUILT = {}  # the last model a call case built: (namespace, arguments, model, failed)
 
 
-def built(namespace, case):
-    """(model, None) or (None, trace) of the case's `make_model` call; the previous call case's model when it was
-    the same submission's with the same arguments and seed (loading and calling never depend on an earlier call)."""
+def built(namespace, case, stand_in=False):
+    """`build_model`, or the previous call case's model when it was the same submission's with the same arguments,
+    seed and stand-in (loading and calling never depend on an earlier call)."""
     args, kwargs = model_arguments(case)
-    key = (args, sorted(kwargs.items()), case.seed)
+    key = (args, sorted(kwargs.items()), case.seed, stand_in)
     last = _LAST_BUILT.get("model")
     if last is not None and last[0] is namespace and last[1] == key:
         return last[2], last[3]
-    model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+    model, failed = build_model(namespace, case, stand_in)
     _LAST_BUILT["model"] = (namespace, key, model, failed)
     return model, failed
 
@@ -187,11 +252,21 @@ def run_case(namespace, name):
     case = CASES[name]
     if case.kind == "generator":
         return modules.record(namespace, GENERATOR, (case.d_model, case.tgt_vocab), {}, case.seed, make_inputs(name))
+    trace = run_model_case(namespace, name)
+    if "structure" not in trace and trace.get("error", {}).get("type") not in ("MissingFunction", "NotImplementedError"):
+        stand_in = run_model_case(namespace, name, stand_in=True)
+        if "structure" in stand_in:  # make_model failed only in an init function: the rest is judged on this run
+            trace["stand_in"] = stand_in
+    return trace
+
+
+def run_model_case(namespace, name, stand_in=False):
+    """A "model" case: the fresh model's structure and spread; a call case: the loaded model's output (plain data)."""
+    case = CASES[name]
     if case.kind == "model":
-        args, kwargs = model_arguments(case)
-        model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+        model, failed = build_model(namespace, case, stand_in)
         return failed or {"structure": structure(model), "fresh": fresh_weights(model)}
-    model, failed = built(namespace, case)
+    model, failed = built(namespace, case, stand_in)
     if failed:
         return failed
     trace = {"structure": structure(model)}

@@ -333,18 +333,18 @@ def epoch_check(name, points, title, cases, judge_one, visible=True):
 # ----------------------------------------------------------------------------- checks
 
 CHECKS = [
-    Check(name="data_batches", points=10, title="data_gen: nbatches개의 Batch, (batch_size, 10), 복사 과제, padding 0",
+    Check(name="data_batches", points=10, title="data_gen의 Batch: nbatches개, (batch_size, 10), 복사 과제, padding 0",
           cases=("data",), judge=each_case(batches_problem)),
-    Check(name="data_tokens", points=10, title="data_gen: 첫 열은 시작 기호 1, 토큰은 1..V-1 (0 없음), 시드로 재현",
+    Check(name="data_tokens", points=10, title="data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드 고정 시 값 = 기준",
           cases=("data",), judge=each_case(tokens_problem)),
-    Check(name="loss_compute", points=10, title="SimpleLossCompute: (sloss.data * norm, criterion / norm)",
+    Check(name="loss_compute", points=10, title="SimpleLossCompute의 두 반환값과 generator 기울기 = 기준 (sloss.data * norm, sloss)",
           cases=("loss",), judge=loss_check(each_case(loss_problem))),
-    epoch_check("train_epoch", 15, "run_epoch 학습: tgt_y, backward, step, zero_grad, scheduler, 평균 손실", ("train",),
+    epoch_check("train_epoch", 15, "run_epoch 학습 뒤 parameter, step 횟수, 평균 손실 = 기준 (tgt_y, backward, zero_grad, scheduler)", ("train",),
                 epoch_problem),
-    epoch_check("train_state", 10, "TrainState: step, accum_step, samples, tokens", ("train", "accum"), state_problem),
-    epoch_check("accumulation", 10, "accum_iter: i % accum_iter == 0일 때만 optimizer.step()", ("accum",),
+    epoch_check("train_state", 10, "학습 뒤 TrainState의 step, accum_step, samples, tokens = 기준", ("train", "accum"), state_problem),
+    epoch_check("accumulation", 10, "accum_iter=2 학습의 optimizer.step 횟수와 parameter = 기준 (i % accum_iter == 0일 때만)", ("accum",),
                 lambda evidence, case: epoch_problem(evidence, case, returned=False)),
-    epoch_check("eval_mode", 5, 'mode="eval": 학습 없이 평균 손실만', ("eval",), epoch_problem),
+    epoch_check("eval_mode", 5, 'mode="eval"의 평균 손실 = 기준, parameter와 step은 그대로', ("eval",), epoch_problem),
 ]
 
 

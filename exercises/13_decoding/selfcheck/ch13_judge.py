@@ -161,15 +161,15 @@ def length_problem(evidence, case):
 
 VISIBLE = ("digits", "copy_random", "causal", "padded")
 CHECKS = [
-    Check(name="copy_digits", points=10, title="학습한 복사 모델이 [1, 2, …, 10]을 그대로 복사", cases=("digits",),
+    Check(name="copy_digits", points=10, title="학습한 복사 모델이 [1, 2, …, 10]에서 낸 토큰 = 기준 (그대로 복사)", cases=("digits",),
           judge=each_case(tokens_problem)),
-    Check(name="copy_random", points=10, title="학습한 복사 모델: 무작위 source의 greedy decoding", cases=("copy_random",),
+    Check(name="copy_random", points=10, title="학습한 복사 모델이 무작위 source에서 낸 토큰 = 기준", cases=("copy_random",),
           judge=each_case(tokens_problem)),
-    Check(name="last_position", points=15, title="2층 모델: 매 step causal mask로 decode, 마지막 위치, generator, "
-          "가장 큰 log 확률", cases=("causal",), judge=each_case(tokens_problem)),
-    Check(name="source_mask", points=15, title="padding이 있는 source: encode와 decode에 src_mask", cases=("padded",),
+    Check(name="last_position", points=15, title="2층 무작위 모델의 greedy 토큰 = 기준 (매 step causal mask로 decode, 마지막 위치, "
+          "generator, 가장 큰 log 확률)", cases=("causal",), judge=each_case(tokens_problem)),
+    Check(name="source_mask", points=15, title="padding이 있는 source의 greedy 토큰 = 기준 (encode와 decode에 src_mask)", cases=("padded",),
           judge=each_case(tokens_problem)),
-    Check(name="length", points=10, title="ys: 시작 기호 + 토큰 max_len - 1개 = (1, max_len)", cases=VISIBLE,
+    Check(name="length", points=10, title="ys의 모양 = (1, max_len): 시작 기호 + 토큰 max_len - 1개", cases=VISIBLE,
           judge=each_case(length_problem)),
 ]
 

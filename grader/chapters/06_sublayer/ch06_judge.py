@@ -60,6 +60,12 @@ BUGS = {
     "정규화합니다: x + dropout(sublayer(norm(x))).",
     "dropout_before_norm": "dropout을 정규화 앞(입력 x)에 적용했습니다. dropout은 sublayer의 출력에 적용합니다: "
     "x + dropout(sublayer(norm(x))).",
+    "no_centering": "평균을 빼지 않고 나눴습니다(x / (표준편차 + eps)). LayerNorm은 토큰마다 평균을 뺀 뒤 표준편차로 "
+    "나눕니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "no_bias": "b_2를 더하지 않았습니다. 새로 만든 LayerNorm(b_2 = 0)에서는 보이지 않지만, 다른 b_2가 들어 있으면 결과가 "
+    "달라집니다: a_2 * (x - mean) / (std + eps) + b_2.",
+    "double_norm": "잔차를 더한 결과를 다시 정규화했습니다(norm(x + sublayer(norm(x)))). pre-norm에서는 sublayer의 입력만 "
+    "정규화하고 잔차를 더한 값은 그대로 돌려줍니다: x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
 }
 
@@ -78,7 +84,7 @@ STATISTICS = {  # how the normalisation divides: (label, function of (centred x,
 AXES = {-1: None, -2: "wrong_axis", 1: "wrong_axis", 0: "wrong_axis", "all": "all_axes"}
 SUBLAYERS = {"pre_norm": None, "post_norm": "post_norm", "no_residual": "no_residual",
              "residual_normed": "residual_normed", "norm_unused": "norm_unused",
-             "norm_after_sublayer": "norm_after_sublayer"}
+             "norm_after_sublayer": "norm_after_sublayer", "double_norm": "double_norm"}
 PLACES = {"after_sublayer": None, "none": "dropout_missing", "before_sublayer": "dropout_before_sublayer",
           "on_residual": "dropout_on_residual", "before_norm": "dropout_before_norm"}
 
@@ -93,6 +99,10 @@ def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
     centred = x - x.mean(axis, keepdim=True)
     if statistic == "eps_outside":
         return a * centred / x.std(axis, keepdim=True) + eps + b
+    if statistic == "no_centering":
+        return a * x / (x.std(axis, keepdim=True) + eps) + b
+    if statistic == "no_bias":
+        return a * centred / (x.std(axis, keepdim=True) + eps)
     return a * STATISTICS[statistic][1](centred, x, eps, axis) + b
 
 
@@ -115,6 +125,8 @@ def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps",
         return dropout if place == where else (lambda t: t)
 
     def norm(t):
+        if spec.norm == "stand_in":  # the probe's NormDouble: torch's layer_norm
+            return torch.nn.functional.layer_norm(at("before_norm")(t), a.shape, a, b, 1e-6)
         return layer_norm(at("before_norm")(t), a, b, 1e-6, statistic, axis)
 
     def sub(t):
@@ -130,6 +142,8 @@ def sublayer_connection(spec, x, matrix, order, place, statistic="std_plus_eps",
         return total(normed + sub(normed))
     if order == "norm_unused":
         return total(x + sub(x))
+    if order == "double_norm":
+        return norm(total(x + sub(norm(x))))
     if order == "norm_after_sublayer":
         inner = at("before_sublayer")(x) @ matrix
         return total(x + at("after_sublayer")(norm(inner)))
@@ -142,7 +156,7 @@ def _label(*bugs):
 
 
 NORM_LABELS = {**{name: label for name, (label, _) in STATISTICS.items()}, "eps_outside": "eps_misplaced",
-               "no_keepdim": "no_keepdim"}
+               "no_keepdim": "no_keepdim", "no_centering": "no_centering", "no_bias": "no_bias"}
 
 
 OTHER_DEFAULT_EPS = (1e-5, 1e-4, 1e-3)  # eps defaults other than the original 1e-6 (1e-5: nn.LayerNorm's)
@@ -174,6 +188,8 @@ def _models(case):
         defaults = [("eps_default", ("ln", "std_plus_eps", -1, False, eps)) for eps in OTHER_DEFAULT_EPS]
         return _norm_models() + (defaults if probe.CASES[case].eps is None else [])
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
+    if probe.CASES[case].norm == "stand_in":
+        return orders
     norms = [(_label(*_norm_labels(s, axis)), ("sub", "pre_norm", "after_sublayer", s, axis))
              for s, axis in itertools.product(NORM_LABELS, AXES) if _label(*_norm_labels(s, axis)) and _sensible(s, axis)]
     return orders + norms
@@ -257,30 +273,66 @@ def outputs_check(*cases):
     return judge
 
 
+STAND_IN = ("SublayerConnection의 검사는 채점기가 만든 LayerNorm 대역으로 대신 채점합니다: 이 실수로는 LayerNorm 검사의 "
+            "점수만 잃습니다.")
+NORM_CASES = ("ln_module", "ln_fresh", "ln_seeded", "ln_eps", "ln_default_eps")  # LayerNorm's own visible cases
+
+
+def norm_faulty(evidence, cases):
+    """Whether the student's LayerNorm fails one of its own `cases` (structure or output)."""
+    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
+    return any(judge(evidence).fraction < 1 for judge in judges)
+
+
+def norm_check(judge):
+    """A LayerNorm check's judge that, when it fails, says SublayerConnection is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def sublayer_check(name, points, title, case, make, norm_cases=NORM_CASES, visible=True):
+    """A SublayerConnection check of `case` (`make(case)` its judge), judged on the case's twin run with the probe's
+    NormDouble when the student's LayerNorm fails one of `norm_cases`: one mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        return instead(evidence) if norm_faulty(evidence, norm_cases) else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), reads=(alone, *norm_cases), judge=judge,
+                 visible=visible)
+
+
 CHECKS = [
-    Check(name="ln_structure", points=10, title="a_2, b_2: (features,) parameter", cases=("ln_module",),
-          judge=structure_check("ln_module")),
-    Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm: 마지막 축, 불편 표준편차, a_2=1, b_2=0",
-          cases=("ln_fresh",), judge=output_check("ln_fresh")),
-    Check(name="ln_seeded", points=10, title="a_2 * 정규화 + b_2", cases=("ln_seeded",), judge=output_check("ln_seeded")),
-    Check(name="ln_eps", points=10, title="eps는 표준편차에 더한다, 기본값 1e-6 (분산이 작은 입력)",
-          cases=("ln_eps", "ln_default_eps"), judge=outputs_check("ln_eps", "ln_default_eps")),
-    Check(name="sub_structure", points=5, title="self.norm(LayerNorm), self.dropout", cases=("sub_module",),
-          judge=structure_check("sub_module")),
-    Check(name="sub_eval", points=10, title="pre-norm 잔차: x + sublayer(norm(x))", cases=("sub_eval",),
-          judge=output_check("sub_eval")),
-    Check(name="sub_train", points=10, title="train 모드 dropout은 sublayer 뒤 (시드 고정 시 기준과 같음)",
-          cases=("sub_train",), judge=output_check("sub_train")),
+    Check(name="ln_structure", points=10, title="LayerNorm의 parameter 이름과 모양: a_2, b_2 (features,)", cases=("ln_module",),
+          judge=norm_check(structure_check("ln_module"))),
+    Check(name="ln_fresh", points=15, title="새로 만든 LayerNorm의 출력 = 기준 (마지막 축, 불편 표준편차, a_2=1, b_2=0)",
+          cases=("ln_fresh",), judge=norm_check(output_check("ln_fresh"))),
+    Check(name="ln_seeded", points=10, title="a_2, b_2를 넣은 LayerNorm의 출력 = 기준 (a_2 * 정규화 + b_2)", cases=("ln_seeded",),
+          judge=norm_check(output_check("ln_seeded"))),
+    Check(name="ln_eps", points=10, title="분산이 작은 입력의 출력 = 기준 (eps=0.1과 기본값 1e-6, 표준편차에 더함)",
+          cases=("ln_eps", "ln_default_eps"), judge=norm_check(outputs_check("ln_eps", "ln_default_eps"))),
+    sublayer_check("sub_structure", 5, "SublayerConnection의 이름과 모양, dropout 비율 (self.norm, self.dropout)", "sub_module", structure_check),
+    sublayer_check("sub_eval", 10, "eval 모드 출력 = 기준 (pre-norm 잔차: x + sublayer(norm(x)))", "sub_eval", output_check),
+    sublayer_check("sub_train", 10, "train 모드 출력 = 기준 (시드 고정, dropout은 sublayer 뒤)", "sub_train",
+                   output_check),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
-    Check(name="hidden_ln", points=10, title="다른 크기와 축 수의 LayerNorm", cases=("hidden_ln",),
-          judge=output_check("hidden_ln"), visible=False),
-    Check(name="hidden_ln_eps", points=10, title="다른 eps, 분산이 작은 입력", cases=("hidden_ln_eps",),
-          judge=output_check("hidden_ln_eps"), visible=False),
-    Check(name="hidden_sub_train", points=10, title="다른 입력의 train 모드 SublayerConnection",
-          cases=("hidden_sub_train",), judge=output_check("hidden_sub_train"), visible=False),
+    Check(name="hidden_ln", points=10, title="다른 크기와 축 수의 LayerNorm 출력 = 기준", cases=("hidden_ln",),
+          judge=norm_check(output_check("hidden_ln")), visible=False),
+    Check(name="hidden_ln_eps", points=10, title="다른 eps와 분산이 작은 입력의 LayerNorm 출력 = 기준", cases=("hidden_ln_eps",),
+          judge=norm_check(output_check("hidden_ln_eps")), visible=False),
+    sublayer_check("hidden_sub_train", 10, "다른 입력의 train 모드 SublayerConnection 출력 = 기준", "hidden_sub_train",
+                   output_check, NORM_CASES + ("hidden_ln", "hidden_ln_eps"), visible=False),
 ]
 ### END HIDDEN TESTS
 

@@ -4,12 +4,15 @@ Sandbox side. A "module" case builds a class under a fixed seed and records its 
 "fresh" case runs a freshly built `LayerNorm` as it is (a_2 and b_2 swapped shows only there); a
 "seeded" case first loads weights drawn from the case's seed by the module's own state_dict names.
 `SublayerConnection` gets a fixed linear sublayer (its matrix drawn from the case's seed) and runs in
-eval or seeded train mode (dropout only shows there). Hidden cases and their seeds live between the
-hidden-test markers and never reach students.
+eval or seeded train mode (dropout only shows there). Each `SublayerConnection` case has a twin ("_alone") built
+with the probe's `NormDouble` in place of the student's `LayerNorm`: when LayerNorm fails its own checks,
+SublayerConnection is judged on that run, so one mistake costs its own unit. Hidden cases and their seeds live
+between the hidden-test markers and never reach students.
 """
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 
 from . import modules
 from .tensors import portable_randn
@@ -33,8 +36,10 @@ class Case:
     shape: tuple = (2, 5)  # the input's leading axes; the last axis is `size`
     spread: float = 1.0  # the input's spread around its per-token offset (small: low variance)
     train: bool = False
+    norm: str = "student"  # SublayerConnection: "student" (its LayerNorm) | "stand_in" (the probe's NormDouble)
 
 
+ALONE = "(LayerNorm 대신 채점기의 대역)"
 CASES = {
     "ln_module": Case(visible=True, text="LayerNorm(8)의 구조", kind="module", seed=601),
     "ln_fresh": Case(visible=True, text="새로 만든 LayerNorm(8), 입력 (2, 5, 8)", kind="fresh", seed=602),
@@ -49,6 +54,13 @@ CASES = {
                      kind="seeded", cls=SUBLAYER, seed=606),
     "sub_train": Case(visible=True, text="SublayerConnection(8, 0.5), train 모드 입력 (2, 5, 8) "
                       "(torch.manual_seed로 고정)", kind="seeded", cls=SUBLAYER, seed=607, dropout=0.5, train=True),
+    "sub_module_alone": Case(visible=True, text=f"SublayerConnection(8, 0.1)의 구조 {ALONE}", kind="module", cls=SUBLAYER,
+                             seed=605, norm="stand_in"),
+    "sub_eval_alone": Case(visible=True, text=f"SublayerConnection(8, 0.1), eval 모드 입력 (2, 5, 8)과 선형 sublayer {ALONE}",
+                           kind="seeded", cls=SUBLAYER, seed=606, norm="stand_in"),
+    "sub_train_alone": Case(visible=True, text=f"SublayerConnection(8, 0.5), train 모드 입력 (2, 5, 8) "
+                            f"(torch.manual_seed로 고정) {ALONE}", kind="seeded", cls=SUBLAYER, seed=607, dropout=0.5,
+                            train=True, norm="stand_in"),
     ### BEGIN HIDDEN TESTS
     "hidden_ln": Case(visible=False, text="숨겨진 LayerNorm 입력 (다른 크기와 축 수)", kind="seeded", seed=866_101,
                       size=12, shape=(3, 2, 4), spread=3.0),
@@ -56,6 +68,9 @@ CASES = {
                           eps=0.02, shape=(4, 3), spread=0.01),
     "hidden_sub_train": Case(visible=False, text="숨겨진 train 모드 SublayerConnection 입력", kind="seeded",
                              cls=SUBLAYER, seed=866_303, size=10, dropout=0.3, shape=(3, 4), train=True),
+    "hidden_sub_train_alone": Case(visible=False, text=f"숨겨진 train 모드 SublayerConnection 입력 {ALONE}",
+                                   kind="seeded", cls=SUBLAYER, seed=866_303, size=10, dropout=0.3, shape=(3, 4),
+                                   train=True, norm="stand_in"),
     ### END HIDDEN TESTS
 }
 
@@ -88,7 +103,29 @@ def linear_sublayer(matrix):
     return lambda y: y @ matrix
 
 
+class NormDouble(torch.nn.Module):
+    """The probe's stand-in for the student's LayerNorm inside SublayerConnection: parameters a_2 and b_2 like the
+    original's, torch's own layer_norm formula (not the chapter's)."""
+
+    def __init__(self, features, eps=1e-6):
+        super().__init__()
+        self.a_2 = torch.nn.Parameter(torch.ones(features))
+        self.b_2 = torch.nn.Parameter(torch.zeros(features))
+        self.eps = eps
+
+    def forward(self, x):
+        return F.layer_norm(x, self.a_2.shape, self.a_2, self.b_2, self.eps)
+
+
 def run_case(namespace, name):
+    """Run case `name` against the student's classes (a stand-in case: with `NormDouble` as LayerNorm)."""
+    if CASES[name].norm == "stand_in":
+        with modules.stand_in(namespace, LAYER_NORM, NormDouble, SUBLAYER):
+            return run_student(namespace, name)
+    return run_student(namespace, name)
+
+
+def run_student(namespace, name):
     """Run case `name` against the student's classes and describe what happened as plain data."""
     case = CASES[name]
     args, kwargs = constructor(case)

@@ -66,6 +66,11 @@ BUGS = {
     "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
+    "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "
+    "다음 층의 입력입니다. for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask)처럼 x를 이어서 바꾸세요.",
+    "self_attn_src_mask": "self-attention에 tgt_mask 대신 src_mask를 넘겼습니다(source attention과 같은 mask). 그러면 "
+    "각 위치가 뒤의(아직 생성하지 않은) 토큰까지 보고, target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 "
+    "납니다. self.self_attn(x, x, x, tgt_mask)처럼 넘기세요.",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
     "self.layers = clones(layer, N)을 쓰세요.",
 }
@@ -87,10 +92,11 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
     "memory_as_query": "memory_as_query",
     "no_feed_forward": "third_sublayer",
     "plain_feed_forward": "third_sublayer",
+    "self_attn_src_mask": "self_attn_src_mask",
 }
 
 
-DECODER_BUGS = ("return_in_loop", "norm_every_layer")
+DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -138,7 +144,8 @@ def _sublayer(spec, prefix, x, sublayer):
 
 def decoder_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
     """One DecoderLayer with the weights under `prefix`, the solution's way or with one known mistake."""
-    self_mask, source_mask = (src_mask, tgt_mask) if bug == "masks_swapped" else (tgt_mask, src_mask)
+    self_mask, source_mask = {"masks_swapped": (src_mask, tgt_mask),
+                              "self_attn_src_mask": (src_mask, src_mask)}.get(bug, (tgt_mask, src_mask))
 
     def source(y):
         query, key = {"memory_ignored": (y, y), "memory_as_query": (memory, y)}.get(bug, (y, memory))
@@ -159,7 +166,8 @@ def decoder(spec, inputs, bug="right", final_norm=True):
         return decoder_layer(spec, "", *inputs, bug)
     x, rest = inputs[0], inputs[1:]
     for index in range(1 if bug == "return_in_loop" else spec.N):
-        x = decoder_layer(spec, f"layers.{index}.", x, *rest, bug if bug in LAYER_BUGS else "right")
+        given = inputs[0] if bug == "layers_not_chained" else x  # every layer on the decoder's own input
+        x = decoder_layer(spec, f"layers.{index}.", given, *rest, bug if bug in LAYER_BUGS else "right")
         x = _norm(spec, "norm.", x) if bug == "norm_every_layer" else x
     return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
 
@@ -232,6 +240,10 @@ def _mask_bug(mine, want):
     masks = {part: mine.get(part, {}).get("mask") for part in ("self_attn", "src_attn")}
     if masks["self_attn"] == "input:src_mask" and masks["src_attn"] == "input:tgt_mask":
         return "masks_swapped"
+    if masks["self_attn"] == "input:src_mask" == masks["src_attn"]:  # nothing swapped: src_mask given twice
+        return "self_attn_src_mask"
+    if masks["self_attn"] == "input:src_mask" and "src_attn" not in mine:
+        return None  # stopped before the source attention: swapped or given twice, the bug models' tie-break tells
     if "self_attn" in mine and masks["self_attn"] is None:
         return "tgt_mask_not_passed"
     if "src_attn" in mine and masks["src_attn"] is None:
@@ -343,27 +355,27 @@ def output_check(case):
 
 
 CHECKS = [
-    Check(name="layer_structure", points=10, title="self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
+    Check(name="layer_structure", points=10, title="DecoderLayer의 이름과 모양: self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
           cases=("layer_module",), judge=structure_check("layer_module")),
-    Check(name="layer_forward", points=15, title="DecoderLayer: memory 길이 ≠ target 길이, 두 mask",
+    Check(name="layer_forward", points=15, title="DecoderLayer 출력 = 기준 (memory 길이 ≠ target 길이, 두 mask)",
           cases=("layer_eval",), reads=TIE_BREAK, judge=output_check("layer_eval")),
-    Check(name="same_length", points=10, title="DecoderLayer: memory 길이 = target 길이 (mask와 query가 바뀌면 값이 달라짐)",
+    Check(name="same_length", points=10, title="memory 길이 = target 길이인 DecoderLayer 출력 = 기준 (mask나 query가 바뀌면 값이 달라짐)",
           cases=("same_length",), judge=output_check("same_length")),
-    Check(name="decoder_structure", points=10, title="Decoder: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
+    Check(name="decoder_structure", points=10, title="Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
           cases=("decoder_module",), judge=structure_check("decoder_module")),
-    Check(name="decoder_forward", points=15, title="Decoder(N=2): 층마다 같은 memory와 mask, 마지막 norm",
+    Check(name="decoder_forward", points=15, title="Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
           cases=("decoder_eval",), reads=TIE_BREAK, judge=output_check("decoder_eval")),
-    Check(name="decoder_train", points=10, title="train 모드 Decoder (시드 고정 시 기준과 같음)",
+    Check(name="decoder_train", points=10, title="train 모드 Decoder 출력 = 기준 (시드 고정)",
           cases=("decoder_train",), reads=TIE_BREAK, judge=output_check("decoder_train")),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
-    Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer", cases=("hidden_layer",),
+    Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer 출력 = 기준", cases=("hidden_layer",),
           reads=TIE_BREAK, judge=output_check("hidden_layer"), visible=False),
-    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder", cases=("hidden_decoder",),
+    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder 출력 = 기준", cases=("hidden_decoder",),
           reads=TIE_BREAK, judge=output_check("hidden_decoder"), visible=False),
-    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder", cases=("hidden_train",),
+    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder 출력 = 기준", cases=("hidden_train",),
           reads=TIE_BREAK, judge=output_check("hidden_train"), visible=False),
 ]
 ### END HIDDEN TESTS

@@ -20,6 +20,7 @@ from . import ch09_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
+from .compare import decode
 from .contract import Chapter, Picture
 from .framework import Check, Finding, Verdict, each_case
 from .module_judge import names_text, same_output, seeded
@@ -53,6 +54,9 @@ BUGS = {
     "PositionwiseFeedForward, PositionalEncoding, EncoderLayer, DecoderLayer에 dropout을 넘기세요.",
     "decode_no_tgt_mask": "decode가 tgt_mask를 decoder에 넘기지 않습니다. 그러면 decoder의 self-attention이 뒤의(미래) "
     "토큰을 미리 봅니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "decode_src_mask_as_tgt": "decode가 decoder에 tgt_mask 대신 src_mask를 넘깁니다 (src_mask를 두 번). 그러면 decoder의 "
+    "self-attention에 causal mask가 없어 뒤의(미래) 토큰을 미리 보고, src와 tgt 길이가 다르면 mask의 모양이 맞지 않아 "
+    "오류가 납니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
     "decode_no_src_mask": "decode가 src_mask를 decoder에 넘기지 않습니다. 그러면 source-attention이 src의 padding 토큰에도 "
     "어텐션합니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
     "generator_no_proj": "Generator가 proj(d_model → 어휘 크기)를 거치지 않고 log_softmax를 적용합니다. 그러면 출력의 마지막 축이 "
@@ -93,7 +97,7 @@ class Way:
     dropout_ignored: bool = False  # every dropout at the default 0.1
     ff_dropout_default: bool = False  # only the feed-forward's dropout at the default 0.1
     pe_dropout_default: bool = False  # only the positional encoding's dropout at 0.1 (PositionalEncoding(d_model, 0.1))
-    decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt"
+    decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt" | "src_twice"
     generator_proj: bool = True  # Generator: log_softmax over proj(x), or over x itself
     attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
 
@@ -176,7 +180,7 @@ class Net:
         if self.way.swap_decoder_masks:
             src_mask, tgt_mask = tgt_mask, src_mask
         src_mask = None if self.way.decode_masks == "no_src" else src_mask
-        tgt_mask = None if self.way.decode_masks == "no_tgt" else tgt_mask
+        tgt_mask = {"no_tgt": None, "src_twice": src_mask}.get(self.way.decode_masks, tgt_mask)
         x = self.embed(self.way.decode_embed, tgt)
         for i in range(self.spec.N):
             name = f"decoder.layers.{i}"
@@ -204,7 +208,8 @@ GENERATOR_WAYS = [("softmax_not_log", Way(normalise="softmax")), ("no_log_softma
 ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed", Way(encode_embed="tgt_embed"))]
 DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swapped", Way(swap_decoder_masks=True)),
                ("shared_attention", Way(shared_attention=True)), ("decode_no_tgt_mask", Way(decode_masks="no_tgt")),
-               ("decode_no_src_mask", Way(decode_masks="no_src"))]
+               ("decode_no_src_mask", Way(decode_masks="no_src")),
+               ("decode_src_mask_as_tgt", Way(decode_masks="src_twice"))]
 FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
                 *ENCODE_WAYS, *DECODE_WAYS]
 TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), ("ff_no_dropout", Way(ff_dropout_default=True)),
@@ -232,7 +237,16 @@ def _call(way, case, inputs):
 MODEL_CODE = ModelCode(models=_models, call=_call)
 ### END BUG MODELS
 
-MODELS = BugModels("ch09", same=same_output, bugs={**BUGS, ACCEPTED: ""})
+
+
+def _student(evidence, case):
+    """The student's output on `case` (for the tie-break), or None."""
+    result = evidence.trace(case).get("result", {})
+    return decode(result) if result.get("kind") == "tensor" else None
+
+
+MODELS = BugModels("ch09", same=same_output, bugs={**BUGS, ACCEPTED: ""}, student=_student, tie_break="decode")
+TIE_BREAK = ("decode",)  # src length = tgt length: tells apart mask mistakes that raise one error on the other cases
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -382,38 +396,69 @@ def xavier_spread(evidence, case):
     return spread_problem(evidence, case)
 
 
+STAND_IN = ("나머지 검사는 채점기가 1차원 parameter를 초기화하지 않고 건너뛰게 해서 같은 make_model로 만든 모델로 채점합니다: "
+            "이 실수로는 Xavier 초기화 검사의 점수만 잃습니다.")
+
+
+def stand_in_evidence(evidence):
+    """The evidence with each judged case's trace replaced by its stand-in run (the student's make_model built with
+    the probe's lenient init), when make_model failed only in an init function."""
+    read = [case for case in probe.CASES if evidence.may_read(case)]
+    replaced = {case: evidence.trace(case)["stand_in"] for case in read if "stand_in" in evidence.trace(case)}
+    return evidence.with_traces(replaced) if replaced else evidence
+
+
+def with_stand_in(judge):
+    """`judge` on the stand-in runs: a failing init loop costs the Xavier check, not every check of the model."""
+
+    def judged(evidence):
+        return judge(stand_in_evidence(evidence))
+
+    judged.__doc__ = judge.__doc__
+    return judged
+
+
+def xavier_check(evidence):
+    """xavier_spread, saying when make_model failed in its init loop that the other checks use the stand-in."""
+    verdict = xavier_spread(evidence)
+    if verdict.fraction >= 1 or not any("stand_in" in evidence.trace(case) for case in evidence.cases):
+        return verdict
+    return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+
 def structure_and_xavier(evidence):
-    """Half for the structure, half for the Xavier spread of the fresh model."""
-    verdicts = [structure_matches(evidence), xavier_spread(evidence)]
+    """Half for the structure (on the stand-in run if any), half for the Xavier spread of the fresh model."""
+    verdicts = [structure_matches(stand_in_evidence(evidence)), xavier_check(evidence)]
     messages_ = dict.fromkeys(v.message for v in verdicts if v.message)  # one cause may fail both halves
     return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(messages_))
 
 
 CHECKS = [
-    Check(name="generator", points=10, title="Generator: proj 다음 마지막 축의 log_softmax", cases=("generator",),
-          judge=output_matches),
+    Check(name="generator", points=10, title="Generator 출력 = 기준 (proj 다음 마지막 축의 log_softmax)", cases=("generator",),
+          judge=output_matches, reads=TIE_BREAK),
     Check(name="model_structure", points=10, title="make_model: 층 N개, 이름과 모양, 따로 복사한 attention, dropout 비율",
-          cases=("model",), judge=structure_matches),
+          cases=("model",), judge=with_stand_in(structure_matches)),
     Check(name="xavier", points=10, title="dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)",
-          cases=("model",), judge=xavier_spread),
-    Check(name="encode", points=10, title="encode: src_embed → encoder(src_mask)", cases=("encode",),
-          judge=output_matches),
-    Check(name="decode", points=10, title="decode: tgt_embed → decoder(memory, src_mask, tgt_mask)", cases=("decode",),
-          judge=output_matches),
-    Check(name="forward", points=10, title="forward = decode(encode(src, src_mask), src_mask, tgt, tgt_mask)",
-          cases=("forward",), judge=output_matches),
-    Check(name="train", points=10, title="train 모드 forward: 인자 dropout이 층마다 쓰임 (시드 고정 시 기준과 같음)",
-          cases=("train",), judge=output_matches),
+          cases=("model",), judge=xavier_check),
+    Check(name="encode", points=10, title="encode 출력 = 기준 (src_embed → encoder(src_mask))", cases=("encode",),
+          judge=with_stand_in(output_matches), reads=TIE_BREAK),
+    Check(name="decode", points=10, title="decode 출력 = 기준 (tgt_embed → decoder(memory, src_mask, tgt_mask))", cases=("decode",),
+          judge=with_stand_in(output_matches), reads=TIE_BREAK),
+    Check(name="forward", points=10, title="forward 출력 = 기준 (decode(encode(src, src_mask), src_mask, tgt, tgt_mask))",
+          cases=("forward",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
+    Check(name="train", points=10, title="train 모드 forward 출력 = 기준 (시드 고정, 인자 dropout이 층마다 쓰임)",
+          cases=("train",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
     Check(name="hidden_model", points=10, title="다른 크기로 새로 만든 모델의 구조와 초기화", cases=("hidden_model",),
           judge=structure_and_xavier, visible=False),
-    Check(name="hidden_outputs", points=10, title="다른 크기와 어휘의 Generator, decode, forward",
-          cases=("hidden_generator", "hidden_decode", "hidden_forward"), judge=output_matches, visible=False),
-    Check(name="hidden_train", points=10, title="다른 dropout의 train 모드 forward", cases=("hidden_train",),
-          judge=output_matches, visible=False),
+    Check(name="hidden_outputs", points=10, title="다른 크기와 어휘의 Generator, decode, forward 출력 = 기준",
+          cases=("hidden_generator", "hidden_decode", "hidden_forward"), judge=with_stand_in(output_matches),
+          reads=TIE_BREAK, visible=False),
+    Check(name="hidden_train", points=10, title="다른 dropout의 train 모드 forward 출력 = 기준", cases=("hidden_train",),
+          judge=with_stand_in(output_matches), reads=TIE_BREAK, visible=False),
 ]
 ### END HIDDEN TESTS
 

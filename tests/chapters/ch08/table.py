@@ -37,6 +37,12 @@ EXPECTED = {
     "lambda_outer_x": fails(20, FORWARD, "lambda_ignores_argument"),  # lambda y: self.self_attn(x, x, x, tgt_mask)
     "memory_normed_as_key": fails(20, FORWARD, "memory_not_key_value"),  # self.src_attn(y, y, memory, src_mask)
     "return_in_loop": fails(55, DECODER - {"decoder_structure"}, "return_in_loop"),  # return inside the for loop
+    # mistakes invented outside the fixtures (issue 22 point 2), each with its own bug model or call evidence:
+    "key_not_memory": fails(20, FORWARD, "memory_not_key_value"),  # src_attn(x, x, m, src_mask)
+    # self_attn(x, x, x, src_mask): nothing swapped; the same error as masks_swapped where S ≠ T, told apart on S = T
+    "self_attn_src_mask": fails(20, FORWARD, "self_attn_src_mask"),
+    # out = layer(x, …) in the loop, return self.norm(out): every layer on the decoder's input, the last one kept
+    "layers_not_chained": fails(55, DECODER - {"decoder_structure"}, "layers_not_chained"),
     "memory_through_layers": fails(55, DECODER - {"decoder_structure"}, "memory_replaced"),  # memory = x in the loop
     "norm_every_layer": fails(55, DECODER - {"decoder_structure"}, "norm_every_layer"),  # x = self.norm(layer(...))
 }
