@@ -187,6 +187,36 @@ MUTATIONS = [
          "[ch12-near_loss_gradient_cut]",),
     ),
     Mutation(
+        "dropout_rate_tolerance",
+        "module structures compare dropout rates with rel_tol 1e-2 instead of 1e-6: a rate 0.1 % off passes the structure",
+        (("grader/checks/module_judge.py", "math.isclose(a, b, rel_tol=1e-6)", "math.isclose(a, b, rel_tol=1e-2)"),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch08-near_dropout_tenth_percent]",),
+    ),
+    Mutation(
+        "ch12_train_log_untested",
+        "chapter 12's accum case runs run_epoch with mode=\"train\" again: ignoring \"train+log\" scores 100",
+        (("grader/chapters/12_training/ch12_probe.py", 'accum_iter=2, mode="train+log"),', 'accum_iter=2, mode="train"),'),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch12-near_train_log_ignored]",),
+    ),
+    Mutation(
+        "ch12_loss_tolerance",
+        "chapter 12 compares numbers with rtol 1e-2 instead of 1e-4: a loss 0.1 % off passes",
+        (("grader/chapters/12_training/ch12_judge.py", "def near(found, expected, rtol=1e-4, atol=1e-5):",
+          "def near(found, expected, rtol=1e-2, atol=1e-5):"),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch12-near_loss_tenth_percent]",),
+    ),
+    Mutation(
+        "ch13_copy_not_decoded_accepted",
+        "chapter 13 no longer asks that the copy model's tokens were decoded: returning the source passes the copy checks",
+        (("grader/chapters/13_decoding/ch13_judge.py",
+          '    return None if len(found) >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]\n', '    return None\n'),),
+        ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
+         "[ch13-near_src_returned]",),
+    ),
+    Mutation(
         "process_cap_tenfold",
         "the default process cap Limits.max_processes 64 -> 640 (every other sandbox test uses its own limits)",
         (("grader/sandbox/limits.py", "    max_processes: int = 64\n", "    max_processes: int = 640\n"),),

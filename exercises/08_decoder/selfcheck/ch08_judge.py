@@ -63,8 +63,10 @@ BUGS = {
     "넣었습니다: self.src_attn(x, memory, memory, src_mask).",
     "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다: "
     "for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
-    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
-    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "return_in_loop": "Decoder가 첫 층만 지나고 끝났습니다. 층 루프 안에서 return했다면 return self.norm(x)를 for 루프가 "
+    "끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1]) 모든 층을 지나세요.",
+    "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[:-1]처럼 일부만 돌았습니다). "
+    "모든 층을 차례로 지나세요: for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
     "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "
@@ -117,6 +119,8 @@ def _stack_bug(found, expected, finished):
     ran = {call["module"].split(".")[1] for call in found if call["module"].startswith("layers.")}
     if finished and len(layers) > 1 and ran == {layers[0]}:
         return "return_in_loop"
+    if finished and ran and ran < set(layers):
+        return "layers_skipped"
     for layer in layers[1:]:
         source = _layer_calls(found, f"layers.{layer}.").get("src_attn", {})
         if source.get("key") not in (None, "input:memory") and source.get("value") not in (None, "input:memory") \

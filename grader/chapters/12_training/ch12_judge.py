@@ -60,6 +60,8 @@ BUGS = {
     "지난 batch들의 기울기까지 더해 움직입니다. optimizer.step() 다음에 optimizer.zero_grad(set_to_none=True)를 부르세요.",
     "no_scheduler": "scheduler.step()을 부르지 않았습니다. 학습률이 처음 값(warmup의 첫 단계)에 머뭅니다. train mode에서 "
     "batch마다 scheduler.step()을 부르세요.",
+    "train_log_ignored": 'mode="train+log"에서 학습하지 않았습니다(backward, optimizer.step, scheduler.step 없음). '
+    '"train+log"도 학습 mode입니다: if mode == "train" or mode == "train+log": 안에서 학습하세요.',
     "scheduler_count": "scheduler.step()을 부른 횟수가 기준과 다릅니다. train mode에서 batch마다 한 번 부르세요.",
     "accum_ignored": "accum_iter를 무시했습니다: batch마다 optimizer.step()을 불렀습니다. 기울기를 accum_iter개 batch 동안 "
     "모았다가 i % accum_iter == 0인 batch에서만 step하고 accum_step을 늘리세요.",
@@ -214,6 +216,9 @@ def steps_problem(found, expected, spec):
         trained = (found["optimizer_steps"] or found["scheduler_steps"] or found["changed"]
                    or found["gradients_left"] > 0 or any(found["state"][k] for k in COUNTERS))
         return BUGS["eval_steps"] if trained else None
+    untrained = not (found["optimizer_steps"] or found["scheduler_steps"] or found["changed"])
+    if spec.mode != "train" and untrained:
+        return BUGS["train_log_ignored"]
     if found["scheduler_steps"] != expected["scheduler_steps"]:
         return BUGS["no_scheduler"] if found["scheduler_steps"] == 0 else BUGS["scheduler_count"]
     if found["optimizer_steps"] != expected["optimizer_steps"]:
@@ -265,6 +270,8 @@ def state_problem(evidence, case):
     if not wrong:
         return None
     spec = probe.CASES[case]
+    if spec.mode != "train" and not any(found["state"][key] for key in COUNTERS):
+        return BUGS["train_log_ignored"]
     if "tokens" in wrong:
         return BUGS["tokens_not_accumulated"]
     if "accum_step" in wrong and spec.accum_iter > 1 and found["state"]["accum_step"] == spec.nbatches:

@@ -42,6 +42,7 @@ class Case:
     d_ff: int = 32
     heads: int = 2
     smoothing: float = 0.0
+    mode: str = "train"  # run_epoch's mode on a "train" case: "train" or "train+log" (both train)
 
 
 CASES = {
@@ -50,8 +51,8 @@ CASES = {
     "loss": Case(visible=True, text="SimpleLossCompute: Generator(16, 11), LabelSmoothing(11, 0, 0.1), "
                  "padding이 섞인 y (2, 5)", kind="loss", seed=1202, smoothing=0.1),
     "train": Case(visible=True, text="run_epoch 학습: 작은 모델, batch 3개, accum_iter=1", kind="train", seed=1203),
-    "accum": Case(visible=True, text="run_epoch 학습: batch 4개, accum_iter=2", kind="train", seed=1204,
-                  nbatches=4, accum_iter=2),
+    "accum": Case(visible=True, text='run_epoch 학습(mode="train+log"): batch 4개, accum_iter=2', kind="train",
+                  seed=1204, nbatches=4, accum_iter=2, mode="train+log"),
     "eval": Case(visible=True, text='run_epoch(mode="eval"): batch 2개', kind="eval", seed=1205, nbatches=2),
     ### BEGIN HIDDEN TESTS
     "hidden_data": Case(visible=False, text="숨겨진 data_gen 입력 (다른 V와 batch 크기)", kind="data", seed=881_201,
@@ -279,7 +280,7 @@ def record_epoch(namespace, case, pairs, stand_in=False):
     returned and what it did."""
     model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in)
     before = fingerprint(model)
-    mode = "train" if case.kind == "train" else "eval"
+    mode = case.mode if case.kind == "train" else "eval"
     with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (초당 토큰) change from run to run
         result = namespace.run_epoch(iter(batches), model, spy, optimizer, scheduler, mode=mode,
                                      accum_iter=case.accum_iter, train_state=namespace.TrainState())

@@ -41,6 +41,8 @@ BUGS = {
     "no_causal_mask": "decode할 때 causal mask를 넘기지 않았습니다. 학습할 때처럼 각 위치가 자기보다 뒤의 토큰을 보지 "
     "못하게 tgt_mask로 subsequent_mask(ys.size(1))를 넘기세요. mask가 없으면 층이 둘 이상인 모델에서 앞 위치의 출력이 "
     "학습 때와 달라집니다.",
+    "causal_mask_wrong": "decode에 넘긴 tgt_mask가 causal mask와 다릅니다. 각 위치는 자기 자신과 앞 위치를 보고 뒤 위치만 "
+    "가려야 합니다: subsequent_mask(ys.size(1))를 그대로 넘기세요.",
     "source_mask": "source의 padding을 가리지 않았습니다. model.encode와 model.decode 모두에 인자로 받은 src_mask를 "
     "그대로 넘기세요(None이나 모두 1인 mask를 쓰면 padding 토큰까지 참고합니다).",
     "argmin": "log 확률이 가장 작은 토큰을 골랐습니다(min/argmin). greedy decoding은 매 step 가장 큰 log 확률의 토큰을 "
@@ -139,8 +141,9 @@ def hooks_problem(calls, error=False):
         return None
     if any(call["src_mask"] != "given" for call in calls["encoder"] + calls["decoder"]):
         return BUGS["source_mask"]
-    if any(call["tgt_mask"] != "causal" for call in calls["decoder"]):
-        return BUGS["no_causal_mask"]
+    masks = {call["tgt_mask"] for call in calls["decoder"]} - {"causal"}
+    if masks:
+        return BUGS["no_causal_mask"] if masks == {"none"} else BUGS["causal_mask_wrong"]
     return None
 
 
@@ -182,12 +185,12 @@ def tokens_problem(evidence, case):
     n = min(found.size(1), expected.size(1))
     if torch.equal(found[:, :n], expected[:, :n]):
         return decoding_problem(evidence, case, n)
+    problem = hooks_problem(evidence.trace(case)["calls"])  # what the model was handed: seen, not inferred
+    if problem:
+        return problem
     labels = MODELS.matching(evidence, case, student=found)
     if labels:
         return MODELS.explain(evidence, case, labels)
-    problem = hooks_problem(evidence.trace(case)["calls"])
-    if problem:
-        return problem
     if not evidence.visible(case):
         return BUGS["tokens"]
     return f"{BUGS['tokens']} 돌려준 토큰 {found[0].tolist()}, 기준 {expected[0].tolist()}."

@@ -62,6 +62,8 @@ BUGS = {
     "row_tokens입니다.",
     "ticks_misplaced": "토큰이 칸의 자리에 붙지 않았습니다. set_xticklabels 전에 set_xticks(range(열 수))로 칸마다 "
     "눈금의 자리를 정하세요(y축도 같게). 그래야 i번째 토큰이 i번째 칸 아래에 붙습니다.",
+    "ticks_shifted": "눈금의 토큰이 한 칸 밀렸습니다(토큰을 더하거나 빼고 붙였습니다). i번째 칸에는 i번째 토큰을 붙이세요: "
+    "ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "not_figure": "visualize_layer는 matplotlib Figure를 돌려줘야 합니다: return fig. plt.show()는 부르지 마세요 "
     "(채점기와 노트북이 돌려받은 그림을 씁니다).",
     "getter_fn_ignored": "visualize_layer가 인자 getter_fn을 쓰지 않았습니다. 가중치는 attn = getter_fn(model, layer)로 "
@@ -311,7 +313,14 @@ def ticks_problem(evidence, case):
         return BUGS["ticks_swapped"]
     if not any(label in keys for label in have_x) and not any(label in queries for label in have_y):
         return BUGS["ticks_missing"]
+    if shifted(have_x, probe.col_tokens(spec)) or shifted(have_y, probe.row_tokens(spec)):
+        return BUGS["ticks_shifted"]
     return BUGS["ticks_misplaced"]
+
+
+def shifted(labels, tokens):
+    """Whether the labels read at the cells' centres are the tokens one place off (a token dropped or added first)."""
+    return len(labels) > 1 and (labels == tokens[1:1 + len(labels)] or labels[1:] == tokens[:len(labels) - 1])
 
 
 # ----------------------------------------------------------------------------- visualize_layer

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch12_judge.BUGS`), never retyped.
 """
-from tests.checks.chapters import fails
+from tests.checks.chapters import Bug, fails
 
 DATA = frozenset({"hidden_data"})
 LOSS = frozenset({"loss_compute", "hidden_loss"})
@@ -30,4 +30,27 @@ EXPECTED = {
     # generator(x).detach().requires_grad_(): the right loss values, no gradient reaches the generator
     # (run_epoch, TrainState and accum_iter are judged with the probe's stand-in loss compute: they pass)
     "near_loss_gradient_cut": fails(85, LOSS, "loss_gradient"),
+    # range(nbatches - 1): one Batch short
+    "near_data_one_batch_short": fails(70, DATA | {"data_batches", "data_tokens"}, "data_count"),
+    # torch.randint(1, V + 1, …): the upper bound one token too high, V itself drawn
+    "near_data_token_v": fails(80, DATA | {"data_tokens"}, "data_range"),
+    # torch.randint(2, V, …): every token in range, seeded, not the reference's draw
+    "near_data_from_two": fails(80, DATA | {"data_tokens"}, "data_values"),
+    # return sloss.data, sloss: the right loss, the first value not multiplied back by norm
+    "near_loss_first_not_times_norm": fails(85, LOSS, "loss_first"),
+    # criterion(…) / (norm * 1.001): the loss 0.1 % off, ten times the tolerance
+    "near_loss_tenth_percent": fails(85, LOSS, "loss_value"),
+    # total_loss / (total_tokens + 1): the average one token off
+    "near_epoch_one_token_more": fails(65, {"train_epoch", "eval_mode", "hidden_train"}, "epoch_loss"),
+    # scheduler.step() before optimizer.step(): every step at the next step's rate
+    "near_scheduler_before_optimizer": fails(60, RUNS, "parameters"),
+    # (i + 1) % accum_iter == 0: as many steps with accum_iter=2 (on other batches), one fewer with 3
+    "near_accum_offset": fails(75, {"accumulation", "hidden_train"}, "parameters", hidden_train="optimizer_count"),
+    # train_state.step += 1 inside the accum_iter branch: right with accum_iter=1, steps counted as updates otherwise
+    "near_step_per_update": Bug(80, {"train_state": ("state_counters",), "hidden_train": ("state_counters",)},
+                                "state_counters"),
+    # loss_node.backward() before the mode test: gradients left behind in eval mode
+    "near_eval_backward": fails(95, {"eval_mode"}, "eval_steps"),
+    # if mode == "train": (no "train+log"): the accum case runs with mode="train+log" and nothing trains
+    "near_train_log_ignored": fails(85, {"train_state", "accumulation"}, "train_log_ignored"),
 }

@@ -2,7 +2,7 @@
 
 Diagnoses are named by bug key (`ch13_judge.BUGS`), never retyped.
 """
-from tests.checks.chapters import fails
+from tests.checks.chapters import Bug, fails
 
 TOKENS = frozenset({"copy_digits", "copy_random", "last_position", "source_mask", "hidden_copy", "hidden_random"})
 RANDOM = frozenset({"last_position", "source_mask", "hidden_random"})  # the random models (start symbols other than 1)
@@ -29,4 +29,18 @@ EXPECTED = {
     # near misses (issue 27): almost right, and each must still fail
     "near_ys_one_dimensional": fails(0, EVERYTHING, "not_tensor"),  # return ys[0]: the right tokens, shape (max_len,)
     "near_list_result": fails(0, EVERYTHING, "not_tensor"),  # return ys.tolist(): the right tokens, not a tensor
+    "near_ys_transposed": fails(0, EVERYTHING, "not_tensor"),  # return ys.t(): the right tokens, shape (max_len, 1)
+    # return src[:, :max_len]: the copy model's very answer, nothing decoded; elsewhere another start and length
+    "near_src_returned": Bug(15, {**dict.fromkeys({"copy_digits", "copy_random", "hidden_copy"}, ("not_decoded",)),
+                                  **dict.fromkeys(RANDOM, ("start_ignored",)), "length": ("length",),
+                                  "hidden_length": ("too_short",)}, "not_decoded"),
+    # generator(out[:, -2]) after the first step: the position one before the last; no bug model, no bug named
+    "near_second_last_position": Bug(20, dict.fromkeys(TOKENS, ())),
+    # model.decode(memory, None, ys, …): the source mask given to encode only
+    "near_decode_without_mask": fails(85, {"source_mask"}, "source_mask"),
+    # subsequent_mask(n) & ~eye(n): a causal mask one diagonal short, each position blind to itself
+    "near_causal_without_diagonal": fails(40, TOKENS - {"copy_digits"}, "causal_mask_wrong"),
+    # range(src.size(1) - 1): right where the source is max_len long (the copy cases), another length elsewhere
+    "near_length_from_source": Bug(85, {"length": ("length", "too_long"), "hidden_length": ("length", "too_short")},
+                                   "length"),
 }
