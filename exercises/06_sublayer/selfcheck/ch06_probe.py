@@ -101,10 +101,10 @@ class NormDouble(torch.nn.Module):
         super().__init__()
         self.a_2 = torch.nn.Parameter(torch.ones(features))
         self.b_2 = torch.nn.Parameter(torch.zeros(features))
-        self.eps = eps
+        self.variance_floor = eps
 
     def forward(self, x):
-        return F.layer_norm(x, self.a_2.shape, self.a_2, self.b_2, self.eps)
+        return F.layer_norm(x, self.a_2.shape, self.a_2, self.b_2, self.variance_floor)
 
 
 def run_case(namespace, name):

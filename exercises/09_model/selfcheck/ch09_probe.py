@@ -130,7 +130,7 @@ def fresh_weights(module):
     (shared ones under each name), at 4 significant digits (the spread is judged to 20 %)."""
     found = {}
     for name, p in module.named_parameters(remove_duplicate=False):
-        if p.dim() > 1:
+        if p.ndim >= 2:
             flat = p.detach().reshape(-1)
             step = -(-flat.numel() // SAMPLE)
             found[name] = [float(f"{value:.4g}") for value in flat[::step].double().tolist()]

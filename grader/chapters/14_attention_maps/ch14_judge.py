@@ -319,8 +319,10 @@ def ticks_problem(evidence, case):
 
 
 def shifted(labels, tokens):
-    """Whether the labels read at the cells' centres are the tokens one place off (a token dropped or added first)."""
-    return len(labels) > 1 and (labels == tokens[1:1 + len(labels)] or labels[1:] == tokens[:len(labels) - 1])
+    """Whether the labels read at the cells' centres are the tokens one place off (a token dropped or added first).
+
+    Every cell must carry a tick: a cell without one means the ticks themselves sit off the cells (misplaced)."""
+    return len(labels) > 1 and None not in labels and (labels == tokens[1:1 + len(labels)] or labels[1:] == tokens[:len(labels) - 1])
 
 
 # ----------------------------------------------------------------------------- visualize_layer
