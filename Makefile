@@ -23,7 +23,7 @@ demo: $(STAMP)
 # Two pytest workers (pytest-xdist), each taking whole test files, so a file's module fixtures are built once;
 # session fixtures (builds, demos) are built once per worker. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: lint
 	$(PYTEST)
