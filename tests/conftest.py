@@ -28,14 +28,14 @@ def pytest_configure(config):
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """A test file named after a chapter (`test_..._ch01_...`) gets that chapter's marker; every test its xdist work
     unit, the longest units first (`tests/scheduling.py`)."""
     for item in items:
         found = re.search(r"ch(\d\d)", item.path.name)
         if found:
             item.add_marker(getattr(pytest.mark, f"ch{found.group(1)}"))
-    scheduling.assign(items, ROOT)
+    scheduling.assign(items, ROOT, loadgroup=bool(config.getvalue("loadgroup")))
 
 
 def _environment(env):

@@ -89,24 +89,33 @@ def unit(item, relative, shared_by_file):
     return relative
 
 
-def assign(items, root):
+def _suffix_for_xdist(item, name):
+    """What pytest-xdist's loadgroup does to a test's id (`<nodeid>@<group>`, its work unit), done here: xdist 3.8 sets
+    `item._nodeid`, which pytest 9 no longer reads (its ids live in `item._id`), so its groups would be ignored."""
+    from _pytest.nodeid import NodeId
+
+    if "@" not in item.nodeid.rpartition("]")[2]:
+        item._id = NodeId.parse(f"{item.nodeid}@{name}")
+
+
+def assign(items, root, loadgroup=False):
     """Mark each item with its unit; order the units LONGEST first, then those with end-to-end tests (`slow`: long,
     not measured here), then the rest, each in collection order (a unit's tests stay in theirs)."""
-    rank = {name: place for place, name in enumerate(LONGEST)}
-    files = {item.nodeid: item.path.relative_to(root).as_posix() for item in items}
+    files = [item.path.relative_to(root).as_posix() for item in items]
     shared_by_file = {}
-    for item in items:
+    for item, relative in zip(items, files):
         folder = _folder_session_fixtures(item)
         if folder:
-            shared_by_file.setdefault(files[item.nodeid], folder)
-    units = {}
-    for item in items:
-        units[item.nodeid] = unit(item, files[item.nodeid], shared_by_file)
-        item.add_marker(pytest.mark.xdist_group(units[item.nodeid]))
-    first_seen, end_to_end = {}, set()
-    for item in items:
-        first_seen.setdefault(units[item.nodeid], len(first_seen))
+            shared_by_file.setdefault(relative, folder)
+    units = [unit(item, relative, shared_by_file) for item, relative in zip(items, files)]
+    rank, first_seen, end_to_end = {name: place for place, name in enumerate(LONGEST)}, {}, set()
+    for item, name in zip(items, units):
+        item.add_marker(pytest.mark.xdist_group(name))
+        if loadgroup:  # a worker of `--dist loadgroup`: the controller reads each test's unit from its id
+            _suffix_for_xdist(item, name)
+        first_seen.setdefault(name, len(first_seen))
         if item.get_closest_marker("slow") is not None:
-            end_to_end.add(units[item.nodeid])
-    items.sort(key=lambda item: (rank.get(units[item.nodeid], len(rank)), units[item.nodeid] not in end_to_end,
-                                 first_seen[units[item.nodeid]]))
+            end_to_end.add(name)
+    order = sorted(range(len(items)), key=lambda at: (rank.get(units[at], len(rank)), units[at] not in end_to_end,
+                                                      first_seen[units[at]]))
+    items[:] = [items[at] for at in order]
