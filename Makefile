@@ -20,10 +20,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m grader demo
 
-# Two pytest workers (pytest-xdist), each taking whole test files, so a file's module fixtures are built once;
-# session fixtures (builds, demos) are built once per worker. PYTEST_WORKERS=0 runs in one process.
+# Two pytest workers (pytest-xdist), each taking whole work units (tests/scheduling.py): a file, or one chapter's
+# in-process graded tests across files, or a folder's tests sharing its session fixtures; so module fixtures and
+# per-process caches are built once; the longest units go first. PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: lint
 	$(PYTEST)

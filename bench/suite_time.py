@@ -2,7 +2,8 @@
 folders and files (from pytest's JUnit report). CPU time counts every process the tests started.
 
     .venv/bin/python bench/suite_time.py                    # the whole suite (`make test` minus ruff)
-    .venv/bin/python bench/suite_time.py -m "not slow"      # `make test-fast`
+    .venv/bin/python bench/suite_time.py -m "not slow"      # `make test-fast`, in one process
+    .venv/bin/python bench/suite_time.py -n 2 --dist loadgroup --no-loadscope-reorder -m "not slow"  # as make runs it
     .venv/bin/python bench/suite_time.py tests/publish --top 20
 
 Extra arguments go to pytest. On a busy machine the wall time says little: compare CPU time, or the shares.

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import scheduling
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 # torch runs on one OpenMP/MKL thread in the tests and in every command they start (builds, demos, `grader grade`'s
@@ -25,12 +27,15 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"ch{folder.name[:2]}: chapter {folder.name}")
 
 
-def pytest_collection_modifyitems(items):
-    """A test file named after a chapter (`test_..._ch01_...`) gets that chapter's marker."""
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config, items):
+    """A test file named after a chapter (`test_..._ch01_...`) gets that chapter's marker; every test its xdist work
+    unit, the longest units first (`tests/scheduling.py`)."""
     for item in items:
         found = re.search(r"ch(\d\d)", item.path.name)
         if found:
             item.add_marker(getattr(pytest.mark, f"ch{found.group(1)}"))
+    scheduling.assign(items, ROOT, loadgroup=bool(config.getvalue("loadgroup")))
 
 
 def _environment(env):
