@@ -35,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
         found = re.search(r"ch(\d\d)", item.path.name)
         if found:
             item.add_marker(getattr(pytest.mark, f"ch{found.group(1)}"))
-    scheduling.assign(items, ROOT, loadgroup=bool(config.getvalue("loadgroup")))
+    scheduling.assign(items, ROOT, loadgroup=bool(getattr(config.option, "loadgroup", False)))  # set on xdist workers only
 
 
 def _environment(env):

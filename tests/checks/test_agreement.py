@@ -5,7 +5,8 @@
 3. the notebook's test cells (`verify(chapter, check, globals())`, only the check's own cases),
 4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
 
-(1)–(3) are compared in process on every fixture; the subprocess form of (1) on three submissions per chapter (the
+(1)–(3) are compared in process on every fixture (`make test-fast`: on the solution, the stub and a sample of fixtures
+that fails and passes every check, `fast_sample`); the subprocess form of (1) on three submissions per chapter (the
 solution, the stub, a fixture that passes some checks and fails others), which `grade` reads as three kinds of
 input (a notebook in an LMS zip, a .py file, a notebook in an nbgrader submitted/ tree), and (4) on the fixture
 that passes some checks and fails others (both verdict forms in one run).
@@ -29,12 +30,38 @@ pytestmark = pytest.mark.checks
 VERDICT = re.compile(r"^\[(?P<title>.*?)\] (?P<score>[\d.]+)/(?P<points>[\d.]+)점 — (?P<message>.*)$", re.S)
 
 
+def _covering(universe, sets):
+    """Names of `sets` (greedily, in name order) whose union covers as much of `universe` as they can."""
+    left, chosen = set(universe), []
+    while left:
+        best = max(sorted(sets), key=lambda name: len(sets[name] & left))
+        if not sets[best] & left:
+            break
+        chosen.append(best)
+        left -= sets[best]
+    return chosen
+
+
+def fast_sample(chapter):
+    """The fixtures `make test-fast` compares (`make test` compares all): the first correct variant and bug fixtures
+    that, between them, fail every check and pass every check (so each check's failing and passing verdict in a
+    partly right submission is compared)."""
+    checks = {check.name for check in chapter.contract.checks}
+    failing = {name: set(bug.diagnoses) for name, bug in chapter.expected.items()}
+    passing = {name: checks - failed for name, failed in failing.items()}
+    correct = [path.stem for path in chapter.correct][:1]
+    return {*correct, *_covering(checks, failing), *_covering(checks, passing)}
+
+
 def _submissions():
     params = []
     for chapter in CHAPTERS:
-        paths = [chapter.solution, chapter.stub, *chapter.fixture_files]
-        params += [pytest.param(chapter, path, id=f"{chapter.marker}-{path.parent.name}-{path.stem}",
-                                marks=getattr(pytest.mark, chapter.marker)) for path in paths]
+        sample = fast_sample(chapter)
+        for path in [chapter.solution, chapter.stub, *chapter.fixture_files]:
+            marks = [getattr(pytest.mark, chapter.marker)]
+            if path.parent != chapter.solution.parent and path != chapter.stub and path.stem not in sample:
+                marks.append(pytest.mark.slow)
+            params.append(pytest.param(chapter, path, id=f"{chapter.marker}-{path.parent.name}-{path.stem}", marks=marks))
     return params
 
 

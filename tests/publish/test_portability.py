@@ -116,6 +116,7 @@ def test_reference_files_are_recognised_and_nothing_else():
     assert not drift.is_reference(paths.EXERCISES / "01_attention/transformer.py")
 
 
+@pytest.mark.slow  # a whole build in a copy of the repository
 def test_build_under_other_kernels_leaves_git_status_clean(tmp_path):
     """A build of a fresh clone on a 'different CPU' writes nothing, release included, so `build --check` passes
     there too (both compare the same files): git status stays empty."""
@@ -126,6 +127,7 @@ def test_build_under_other_kernels_leaves_git_status_clean(tmp_path):
     assert git_status(repo) == ""
 
 
+@pytest.mark.slow  # a whole build in a copy of the repository
 def test_a_real_change_of_the_solution_still_fails_the_check(tmp_path):
     """Scaling by d_k instead of √d_k changes the references: --check names them and the values that moved."""
     repo = copy_repo(tmp_path / "repo")
