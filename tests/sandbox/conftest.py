@@ -81,3 +81,46 @@ def serial_pool(need_bwrap):
     """One warm bubblewrap worker, so consecutive submissions share it."""
     with SandboxPool(PROBE, jobs=1, limits=TEST_LIMITS, use_bwrap=True) as pool:
         yield pool
+
+
+# Batches that only wait (the default wall time's sleeper: a minute of no CPU) start with the folder's first test, in a
+# thread, so the wait overlaps the other sandbox tests of this worker's unit; the test that reads one joins it.
+EARLY = {}  # name -> (function(solution_source, case_names) -> results, the test ids that read it)
+_started = {}
+
+
+def start_early(name, tests):
+    """Register the decorated batch function as `name`, started early when one of `tests` (ids) was selected."""
+    def register(function):
+        EARLY[name] = (function, tests)
+        return function
+    return register
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _early_batches(request, solution_source, case_names):
+    """Start each registered batch whose tests this run selected, in a background thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not EARLY or not bubblewrap_available():
+        yield
+        return
+    selected = {item.name for item in request.session.items}
+    with ThreadPoolExecutor(max_workers=len(EARLY), thread_name_prefix="early-batch") as executor:
+        for name, (function, tests) in EARLY.items():
+            if selected & set(tests):
+                _started[name] = executor.submit(function, solution_source, case_names)
+        yield
+        _started.clear()
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that read an early batch run last in the folder's work unit, when its wait is over."""
+    late = {test for _, tests in EARLY.values() for test in tests}
+    items[:] = [item for item in items if item.name not in late] + [item for item in items if item.name in late]
+
+
+def early_results(name, solution_source, case_names):
+    """The results of the early batch `name` (waiting for it), or of a run now when it was not started early."""
+    future = _started.get(name)
+    return future.result(timeout=600) if future else EARLY[name][0](solution_source, case_names)

@@ -331,8 +331,9 @@ def attention(query, key, value):
 '''
 
 
-def fan_out(children, megabytes):
-    """Fork `children` processes that each fill `megabytes` of memory and wait together (no one alone is big)."""
+def fan_out(children, megabytes, seconds=8):
+    """Fork `children` processes that each fill `megabytes` of memory and wait together for `seconds` (no one alone is
+    big; filling takes a second or two, so they overlap, and the batch does not wait long for them)."""
     return f"""\
 import os, time
 pids = []
@@ -340,7 +341,7 @@ for _ in range({children}):
     pid = os.fork()
     if pid == 0:
         block = b"x" * ({megabytes} << 20)
-        time.sleep(30)
+        time.sleep({seconds})
         os._exit(0)
     pids.append(pid)
 for pid in pids:

@@ -3,7 +3,8 @@
 The other sandbox tests use small test limits; here the pool runs with `Limits()`, as `python -m grader grade`
 does for a chapter without its own budget (`for_budget(Budget()) == Limits()`). Each submission goes twice as
 far as the documented default allows and prints how far it got, so a default raised in the code turns its test red. The wall
-and CPU defaults cost their 20 seconds each and are `slow`; the rest share one fast batch.
+and CPU defaults cost a minute and 20 seconds and are `slow` (the sleeper starts early, beside the other sandbox tests:
+`conftest.start_early`); the rest share one fast batch.
 """
 from types import SimpleNamespace
 
@@ -13,7 +14,7 @@ from grader.sandbox import Limits, SandboxPool
 from grader.sandbox.limits import CPU_CLOCK_BACKSTOP, GIB, KIB, MIB
 
 from . import submissions as s
-from .conftest import PROBE, passed, run_batch
+from .conftest import PROBE, early_results, passed, run_batch, start_early
 
 pytestmark = pytest.mark.sandbox
 
@@ -233,25 +234,32 @@ print("SPUN", int(time.process_time()))
 """  # four threads whose matrix products release the GIL: CPU time can outrun the wall clock
 
 
+@start_early("sleeper", ["test_sleeping_past_the_default_wall_time_is_a_timeout"])
+def sleeper_batch(solution_source, case_names):
+    """The sleeper alone, in a pool of its own under the default limits: a minute of waiting, no CPU (conftest starts
+    it with the folder's first test, so the other sandbox tests run meanwhile)."""
+    with SandboxPool(PROBE, jobs=1, limits=Limits(), use_bwrap=True) as pool:
+        return run_batch(pool, [("sleeper", s.prelude(SLEEPER, solution_source), case_names)])
+
+
 @pytest.fixture(scope="module")
-def endless(default_pool, solution_source, case_names):
-    """The two submissions that take the default wall and CPU time to stop."""
-    items = [("sleeper", s.prelude(SLEEPER, solution_source), case_names),
-             ("spinner", s.prelude(SPINNER, solution_source), case_names)]
-    return run_batch(default_pool, items)
+def spinner(default_pool, solution_source, case_names):
+    """The submission that takes the default CPU time to stop (run here, not early: its CPU would slow the other
+    tests' honest submissions if it ran beside them)."""
+    return run_batch(default_pool, [("spinner", s.prelude(SPINNER, solution_source), case_names)])["spinner"]
 
 
 @pytest.mark.slow
-def test_sleeping_past_the_default_wall_time_is_a_timeout(endless):
+def test_sleeping_past_the_default_wall_time_is_a_timeout(need_bwrap, solution_source, case_names):
     """Sleeping uses no CPU time, so the wall-clock backstop (CPU_CLOCK_BACKSTOP x the default wall time) stops it."""
-    result = endless["sleeper"]
+    result = early_results("sleeper", solution_source, case_names)["sleeper"]
     assert result.status == "timeout" and "WOKE" not in result.stdout
 
 
 @pytest.mark.slow
-def test_spinning_past_the_default_cpu_time_is_stopped(endless):
+def test_spinning_past_the_default_cpu_time_is_stopped(spinner):
     """Stopped as timeout; when the CPU limit came first (SIGXCPU), it came at the default CPU seconds."""
-    result = endless["spinner"]
+    result = spinner
     assert result.status == "timeout" and "SPUN" not in result.stdout, result
     if "XCPU" in result.stdout:
         assert DOCUMENTED.cpu_seconds - 1 <= _number(result, "XCPU") <= DOCUMENTED.cpu_seconds + 1
