@@ -10,6 +10,7 @@ from grader.publish import codechange, regions, shipping
 pytestmark = pytest.mark.build
 
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
+BARE_CALL = re.compile(r"^[\w.]+\([^()]*\)$")  # `optimizer.step()`, `nn.init.xavier_uniform_(p)`: an API's name
 TRIVIAL = {"", "pass", "return", "else:", "try:", "finally:", ")", "]", "}", '"""'}
 
 
@@ -113,3 +114,29 @@ def test_leak_detector_reads_diff_lines(tmp_path):
     notebook.write_text(json.dumps({"cells": [{"source": ["```diff\n", f"+{line}\n"]}]}), encoding="utf-8")
     for path in (readme, notebook):
         assert line.strip() in _lines_of(path) & _solution_lines(0)
+
+
+def _shipped_strings(chapter_id):
+    """Every string constant of the chapter's shipped self-check modules (its diagnoses, titles and hints)."""
+    import ast
+
+    found = set()
+    for path in sorted((paths.EXERCISES / chapter_id / "selfcheck").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found |= {(path.name, node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    return found
+
+
+@pytest.mark.parametrize("chapter", [c.id for c in chapters.all_chapters()])
+def test_no_diagnosis_quotes_a_solution_line(chapter):
+    """A diagnosis says what is wrong and what the code must do, never the solution's own line: no solution line of
+    the chapter stands inside a message of its or an earlier chapter's self-check, not even within a sentence. A bare
+    call (`optimizer.step()`) may be named, as the stubs' TODOs name the functions to use; a statement (an
+    assignment, a return, a loop or a condition) may not."""
+    all_chapters = chapters.all_chapters()
+    index = [c.id for c in all_chapters].index(chapter)
+    solution = {line for line in _solution_lines(index) if len(line) >= 12 and not BARE_CALL.match(line)}
+    quoted = {(earlier.id, name, line) for earlier in all_chapters[: index + 1]
+              for name, text in _shipped_strings(earlier.id) for line in solution if line in text}
+    assert not quoted

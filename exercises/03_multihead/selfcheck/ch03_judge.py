@@ -50,8 +50,7 @@ BUGS = {
     "no_unsqueeze": "mask의 1번 자리에 head 축을 끼우지 않았습니다(빠뜨렸거나 다른 자리에 끼웠습니다). (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
     "그대로 쓰면 batch 축이 head 축에 맞춰져 문장마다의 padding이 엉뚱한 head에 걸립니다(batch ≠ h면 오류). "
     "forward 맨 앞에서 mask = mask.unsqueeze(1)을 하세요.",
-    "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. return self.linears[-1](x)로 "
-    "출력 투영을 거쳐 돌려주세요.",
+    "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. 이어 붙인 결과를 마지막 선형층(출력 투영)에 통과시켜 돌려주세요.",
     "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
     "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "
     "self.dropout을 attention에 넘기세요.",

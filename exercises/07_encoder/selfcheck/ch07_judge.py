@@ -31,12 +31,12 @@ BUGS = {
     "names": module_judge.NAMES_DIFFER,
     "dropout_rate": "SublayerConnection을 만들 때 생성자의 dropout을 넘기세요: clones(SublayerConnection(size, dropout), 2).",
     "layers_shared": "Encoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 N번 "
-    "담을 뿐이라 N층이 아니라 한 층을 N번 지나는 셈이 됩니다. self.layers = clones(layer, N)처럼 copy.deepcopy로 "
+    "담을 뿐이라 N층이 아니라 한 층을 N번 지나는 셈이 됩니다. clones처럼 copy.deepcopy로 "
     "층마다 따로 복사하세요.",
     "layers_list": "self.layers가 nn.ModuleList가 아닌 그냥 list입니다. 층의 parameter가 등록되지 않습니다. "
     "clones(layer, N)을 쓰세요.",
     "no_final_norm": "Encoder의 마지막 정규화가 없습니다. 6장의 pre-norm에서는 마지막 층의 출력이 정규화되지 않은 채 "
-    "나오므로, self.norm = LayerNorm(layer.size)를 만들고 모든 층을 지난 뒤 return self.norm(x)로 돌려주세요.",
+    "나오므로, layer.size 크기의 LayerNorm을 만들어 두고, 모든 층을 지난 뒤의 출력에 적용해 돌려주세요.",
     "mask_not_passed": "self-attention에 mask를 넘기지 않았습니다. 그러면 padding 토큰도 어텐션을 받아, padding의 값이 "
     "다른 토큰의 출력을 바꿉니다. lambda x: self.self_attn(x, x, x, mask)처럼 mask를 넘기세요.",
     "sublayers_swapped": "어텐션과 피드포워드의 순서가 바뀌었습니다. 인코더 층은 먼저 self-attention(sublayer[0]), "
@@ -44,27 +44,23 @@ BUGS = {
     "sublayer_indices_swapped": "sublayer[0]과 sublayer[1]을 바꿔 썼습니다. 순서는 맞지만 self-attention은 "
     "sublayer[0], 피드포워드는 sublayer[1]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
     "sublayer_reused": "SublayerConnection 하나를 어텐션과 피드포워드에 함께 썼습니다. 두 부분층은 LayerNorm과 dropout을 "
-    "따로 가집니다: self.sublayer = clones(SublayerConnection(size, dropout), 2)로 두 개를 만들고, 어텐션에는 "
+    "따로 가집니다: SublayerConnection을 clones로 두 개 만들고, 어텐션에는 "
     "sublayer[0], 피드포워드에는 sublayer[1]을 쓰세요.",
-    "layers_not_chained": "층의 출력을 다음 층에 넘기지 않았습니다. for layer in self.layers: x = layer(x, mask)처럼 "
-    "x를 바꿔 가며 층을 차례로 통과시키세요.",
+    "layers_not_chained": "층의 출력을 다음 층에 넘기지 않았습니다. 각 층의 출력을 다음 층의 입력으로 삼아 x를 바꿔 가며 층을 차례로 통과시키세요.",
     "size_missing": "EncoderLayer에 self.size가 없습니다. Encoder는 layer.size로 마지막 LayerNorm의 크기를 정하므로 "
-    "__init__에서 self.size = size로 저장하세요.",
+    "__init__에서 인자 size를 속성 size로 저장하세요.",
     "sublayer_function": "SublayerConnection의 두 번째 인자는 x 하나를 받는 함수입니다. self-attention은 "
     "lambda x: self.self_attn(x, x, x, mask)로 감싸 넘기고, 피드포워드는 self.feed_forward를 그대로 넘기세요.",
     "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
     "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
     "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
-    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. return self.norm(x)는 "
-    "for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
-    "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. for layer in self.layers: x = layer(x, mask)처럼 "
-    "층을 하나씩 차례로 부르세요.",
-    "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다: "
-    "return self.norm(x).",
+    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. 마지막 정규화와 return은 for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
+    "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",
     "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
-    "넘겨야 합니다: x = self.sublayer[0](x, …); return self.sublayer[1](x, self.feed_forward).",
+    "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
     "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
     "그대로 전달되는지 확인하세요.",
     "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "

@@ -67,7 +67,7 @@ BUGS = {
     "pe_no_dropout": "PositionalEncoding에 인자 dropout을 넘기지 않아 위치 인코딩 뒤의 dropout만 비율이 다릅니다. "
     "PositionalEncoding(d_model, dropout)로 만드세요.",
     "xavier_all": "dim이 1인 parameter(bias, LayerNorm의 a_2, b_2)에도 xavier_uniform_을 불러 오류가 났습니다. Xavier 초기화는 "
-    "행렬에만 씁니다: if p.dim() > 1: nn.init.xavier_uniform_(p).",
+    "행렬(차원이 2 이상인 parameter)에만 씁니다.",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
     "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
 }

@@ -21,14 +21,14 @@ from .framework import Check, Finding, Verdict, each_case
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),
-    "data_count": "data_gen이 nbatches개의 Batch를 만들지 않습니다. for i in range(nbatches): 안에서 batch마다 yield하세요.",
-    "data_not_batch": "data_gen은 Batch 객체를 yield해야 합니다: yield Batch(src, tgt, 0).",
+    "data_count": "data_gen이 nbatches개의 Batch를 만들지 않습니다. nbatches번 반복하며 batch마다 yield하세요.",
+    "data_not_batch": "data_gen은 Batch 객체를 yield해야 합니다(padding 기호는 0).",
     "data_shape": "Batch의 모양이 기준과 다릅니다. 데이터는 (batch_size, 10) 모양의 정수 텐서이고, Batch가 tgt를 "
     "tgt(마지막 토큰 제외)와 tgt_y(첫 토큰 제외)로 나눕니다.",
     "data_not_copy": "복사 과제인데 src와 tgt가 다른 데이터입니다. 같은 data에서 src와 tgt를 만드세요(clone).",
     "data_pad_arg": "Batch의 padding 번호가 0이 아닙니다(ntokens가 0이 아닌 토큰 수와 다릅니다). 이 과제의 padding은 0이므로 "
     "Batch(src, tgt, 0)으로 만드세요 (기본값은 2).",
-    "data_no_start": "첫 열이 시작 기호 1이 아닙니다. 데이터를 뽑은 뒤 data[:, 0] = 1로 모든 문장을 1로 시작하게 하세요.",
+    "data_no_start": "첫 열이 시작 기호 1이 아닙니다. 데이터를 뽑은 뒤 첫 열을 1로 바꿔 모든 문장이 1로 시작하게 하세요.",
     "data_pad": "데이터에 0이 들어 있습니다. 0은 padding이라 손실과 토큰 수에서 빠집니다. torch.randint(1, V, ...)처럼 1 "
     "이상에서 뽑으세요.",
     "data_range": "데이터에 V 이상이거나 음수인 토큰이 있습니다. 토큰 번호는 1 이상 V 미만입니다: torch.randint(1, V, ...).",
@@ -37,8 +37,8 @@ BUGS = {
     "data_values": "data_gen이 만든 토큰이 같은 시드의 기준 데이터와 다릅니다. torch.manual_seed 바로 뒤에 batch마다 "
     "(batch_size, 10) 모양의 토큰을 torch.randint(1, V, ...) 한 번으로 뽑아야 시드가 같을 때 같은 데이터가 나옵니다 "
     "(고정된 값, 다른 함수, 다른 순서로 뽑으면 달라집니다).",
-    "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다: "
-    "return sloss.data * norm, sloss",
+    "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다. 합계 손실은 값만(계산 그래프 없이), 나눈 손실은 "
+    "backward할 수 있게 돌려주세요.",
     "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
     "토큰당 손실이 되고, 기울기의 크기도 일정해집니다: self.criterion(...) / norm.",
     "loss_graph": "SimpleLossCompute의 첫 값(기록용 합계 손실)이 계산 그래프를 붙든 채입니다. 이 값을 run_epoch가 계속 "
@@ -50,10 +50,9 @@ BUGS = {
     "편 뒤 criterion에 넣으세요.",
     "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
     "전해지지 않습니다. generator의 출력에서 손실까지 계산 그래프를 끊지 마세요(.detach(), .data, torch.no_grad() 없이).",
-    "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다: return total_loss / total_tokens, "
-    "train_state",
-    "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다: "
-    "loss, loss_node = loss_compute(out, batch.tgt_y, batch.ntokens).",
+    "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다.",
+    "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다. 모델 출력, batch.tgt_y, batch.ntokens로 batch마다 한 번 "
+    "부르세요.",
     "target_tgt": "손실을 batch.tgt에 대해 계산했습니다. tgt는 decoder의 입력(마지막 토큰 제외)이고, 맞혀야 할 답은 한 칸 "
     "민 batch.tgt_y입니다: loss_compute(out, batch.tgt_y, batch.ntokens).",
     "norm_arg": "loss_compute에 넘긴 norm이 batch.ntokens가 아닙니다: loss_compute(out, batch.tgt_y, batch.ntokens).",
@@ -62,18 +61,17 @@ BUGS = {
     "no_scheduler": "scheduler.step()을 부르지 않았습니다. 학습률이 처음 값(warmup의 첫 단계)에 머뭅니다. train mode에서 "
     "batch마다 scheduler.step()을 부르세요.",
     "train_log_ignored": 'mode="train+log"에서 학습하지 않았습니다(backward, optimizer.step, scheduler.step 없음). '
-    '"train+log"도 학습 mode입니다: if mode == "train" or mode == "train+log": 안에서 학습하세요.',
+    '"train+log"도 학습 mode입니다: "train"과 "train+log" 둘 다에서 학습하세요.',
     "scheduler_count": "scheduler.step()을 부른 횟수가 기준과 다릅니다. train mode에서 batch마다 한 번 부르세요.",
     "accum_ignored": "accum_iter를 무시했습니다: batch마다 optimizer.step()을 불렀습니다. 기울기를 accum_iter개 batch 동안 "
     "모았다가 i % accum_iter == 0인 batch에서만 step하고 accum_step을 늘리세요.",
     "optimizer_count": "optimizer.step()을 부른 횟수가 기준과 다릅니다. train mode에서 i % accum_iter == 0인 batch마다 "
     "한 번 부르세요.",
     "eval_steps": 'mode="eval"인데 학습을 했습니다(backward, optimizer.step, scheduler.step 또는 train_state 변경). 평가에서는 '
-    '손실만 모으고 parameter를 바꾸지 않아야 합니다: if mode == "train" or mode == "train+log": 안에서만 학습하세요.',
-    "tokens_not_accumulated": "train_state.tokens에 batch.ntokens를 더하지 않았습니다. 학습한 토큰 수를 batch마다 모으세요: "
-    "train_state.tokens += batch.ntokens.",
-    "state_counters": "TrainState의 횟수가 기준과 다릅니다. train mode의 batch마다 step += 1, samples += batch.src.shape[0], "
-    "tokens += batch.ntokens, optimizer.step()마다 accum_step += 1입니다.",
+    '손실만 모으고 parameter를 바꾸지 않아야 합니다. mode가 "train"이나 "train+log"일 때만 학습하세요.',
+    "tokens_not_accumulated": "train_state.tokens에 batch.ntokens를 더하지 않았습니다. 학습한 토큰 수(batch.ntokens)를 batch마다 모으세요.",
+    "state_counters": "TrainState의 횟수가 기준과 다릅니다. train mode의 batch마다 step은 1, samples는 batch의 문장 수, tokens는 batch의 토큰 "
+    "수만큼 늘고, accum_step은 optimizer.step()마다 1 늘어납니다.",
     "epoch_graph": "run_epoch가 돌려준 손실이 계산 그래프를 붙든 채입니다. 그래프를 떼어 낸 값(loss_compute의 첫 값)을 "
     "모으세요.",
     "epoch_loss": "run_epoch가 돌려준 평균 손실이 기준과 다릅니다. 모든 batch의 합계 손실을 모든 batch의 토큰 수 합으로 "

@@ -40,8 +40,7 @@ BUGS = {
     "가중치는 (1, h, max_len - 1, …)입니다.",
     "fill_values": "fill_attention 뒤에 저장된 가중치가 기준과 다릅니다. model.eval() 다음 greedy_decode(model, src, "
     "src_mask, max_len, start_symbol)를 한 번만 부르세요.",
-    "fill_return": "fill_attention은 greedy_decode가 만든 토큰 (1, max_len)을 돌려줘야 합니다: "
-    "return greedy_decode(model, src, src_mask, max_len, start_symbol).",
+    "fill_return": "fill_attention은 greedy_decode가 만든 토큰 (1, max_len)을 그대로 돌려줘야 합니다.",
     "no_heatmap": "attn_map이 받은 ax에 heatmap을 그리지 않았습니다. 인자로 받은 ax에 그리세요: "
     "ax.imshow(…)(ax.matshow, ax.pcolormesh도 됩니다).",
     "new_figure": "attn_map이 받은 ax가 아닌 새 그림에 그렸습니다(plt.imshow, plt.subplots, plt.figure). 인자로 받은 "
@@ -67,8 +66,8 @@ BUGS = {
     "ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "not_figure": "visualize_layer는 matplotlib Figure를 돌려줘야 합니다: return fig. plt.show()는 부르지 마세요 "
     "(채점기와 노트북이 돌려받은 그림을 씁니다).",
-    "getter_fn_ignored": "visualize_layer가 인자 getter_fn을 쓰지 않았습니다. 가중치는 attn = getter_fn(model, layer)로 "
-    "읽으세요. 어떤 getter를 쓸지는 부르는 쪽이 정합니다.",
+    "getter_fn_ignored": "visualize_layer가 인자 getter_fn을 쓰지 않았습니다. 가중치는 인자로 받은 getter_fn에 model과 layer를 넘겨 읽으세요. 어떤 "
+    "getter를 쓸지는 부르는 쪽이 정합니다.",
     "layer_arg": "visualize_layer가 getter_fn에 (model, layer)를 그대로 넘기지 않았습니다: getter_fn(model, layer).",
     "one_axes": "head를 모두 axes 하나에 겹쳐 그렸습니다. head마다 axes를 하나씩 만드세요: fig.subplots(1, h). head 0이 "
     "왼쪽 첫 axes입니다.",

@@ -25,8 +25,8 @@ BUGS = {
     "divide_by_dk": "점수를 √d_k가 아니라 d_k로 나눈 것 같습니다. math.sqrt(d_k)로 나누세요.",
     "half_dk": "점수를 d_k/2로 나눈 것 같습니다. `d_k ** 1 / 2`는 (d_k ** 1) / 2로 계산됩니다. `d_k ** 0.5`나 math.sqrt(d_k)를 쓰세요.",
     "times_sqrt": "점수에 √d_k를 곱한 것 같습니다. 곱하지 말고 나눠야 합니다.",
-    "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k = query.size(-1) (마지막 축)입니다.",
-    "fixed_dk": "d_k를 숫자로 정해 두지 말고 d_k = query.size(-1)로 입력에서 구하세요. 입력마다 d_k가 다릅니다.",
+    "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k는 query의 마지막 축의 크기입니다.",
+    "fixed_dk": "d_k를 숫자로 정해 두지 말고 query의 마지막 축 크기에서 구하세요. 입력마다 d_k가 다릅니다.",
     "softmax_dim": "softmax를 잘못된 축에 적용한 것 같습니다. key 축인 마지막 축(dim=-1)으로 해야 각 행의 합이 1이 됩니다. "
     "dim을 생략하지 말고 softmax(dim=-1)처럼 적으세요.",
     "transpose_01": "key.transpose(0, 1)은 batch 축을 바꿉니다. 마지막 두 축만 바꾸는 key.transpose(-2, -1)을 쓰세요.",
@@ -41,7 +41,7 @@ BUGS = {
     "wrong_value": "출력을 value가 아닌 텐서(query 또는 key)로 섞은 것 같습니다. 출력은 p_attn @ value입니다.",
     "log_softmax": "softmax 대신 log_softmax를 쓴 것 같습니다. 가중치는 0 이상이고 행마다 합이 1이어야 합니다.",
     "sigmoid": "softmax 대신 sigmoid를 쓴 것 같습니다. sigmoid는 행마다 합이 1이 되지 않습니다.",
-    "scores": "가중치(softmax 결과) 대신 점수를 돌려준 것 같습니다. p_attn = scores.softmax(dim=-1)을 돌려주세요.",
+    "scores": "가중치(softmax 결과) 대신 점수를 돌려준 것 같습니다. 점수에 마지막 축으로 softmax를 적용한 가중치를 돌려주세요.",
     "overflow": "값이 큰 입력에서 결과가 inf/NaN입니다. 직접 만든 softmax(exp(s) / exp(s).sum())는 exp가 넘칩니다. "
     "행마다 최댓값을 빼고 exp를 하거나 torch.softmax를 쓰세요.",
     "not_finite": messages.NOT_FINITE,

@@ -20,8 +20,8 @@ BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", todo="TODO(02)"),
     "signature": "attention이 mask, dropout 인자를 받지 못합니다. "
     "def attention(query, key, value, mask=None, dropout=None): 처럼 이름과 기본값 None을 그대로 쓰세요.",
-    "mask_none": "mask가 None일 때도 masked_fill을 부릅니다. `if mask is not None:` 안에서만 가리세요.",
-    "dropout_none": "dropout이 None일 때도 dropout(...)을 부릅니다. `if dropout is not None:` 안에서만 적용하세요.",
+    "mask_none": "mask가 None일 때도 masked_fill을 부릅니다. mask가 주어졌을 때(None이 아닐 때)만 가리세요.",
+    "dropout_none": "dropout이 None일 때도 dropout(...)을 부릅니다. dropout이 주어졌을 때(None이 아닐 때)만 적용하세요.",
     "inverted_mask": "mask를 반대로 썼습니다. mask가 1(True)인 자리는 볼 수 있는 자리이고, 0(False)인 자리를 가려야 합니다. "
     "scores.masked_fill(mask == 0, -1e9)처럼 `mask == 0`인 자리를 채우세요.",
     "fill_zero": "가릴 자리의 점수를 0으로 채운 것 같습니다(또는 scores * mask). 점수 0은 exp(0) = 1이라 가린 자리도 가중치를 받습니다. "
@@ -31,7 +31,7 @@ BUGS = {
     "after_softmax": "softmax를 한 다음에 가린 것 같습니다. 그러면 가린 자리는 0(또는 -1e9)이 되지만 행 합이 1이 아닙니다. "
     "softmax 앞에서 점수를 -1e9로 채우세요.",
     "mask_ignored": "mask가 결과에 반영되지 않았습니다. masked_fill은 새 텐서를 돌려주므로 "
-    "`scores = scores.masked_fill(mask == 0, -1e9)`처럼 다시 받아야 합니다(또는 softmax에 masked_fill 전의 점수를 넘기지 않았는지 확인).",
+    "그 결과를 scores에 다시 받아야 합니다(또는 softmax에 masked_fill 전의 점수를 넘기지 않았는지 확인).",
     "mask_transposed": "mask를 전치해서 썼습니다. padding mask (batch, 1, key 길이)는 key 열을 가리는 것이고, "
     "mask를 그대로 점수 (batch, query 길이, key 길이)에 broadcast하면 됩니다.",
     "head_axis": "attention 안에서 mask에 축을 더했습니다(mask.unsqueeze(1) 등). head 축은 멀티헤드 어텐션(3장)이 넣습니다. "
@@ -40,24 +40,22 @@ BUGS = {
     "padding mask (batch, 1, seq)처럼 broadcast되는 mask에는 scores.masked_fill(mask == 0, -1e9)을 쓰세요.",
     "mask_bool_only": "mask가 bool이라고 가정했습니다(~mask, masked_fill(mask, …) 등). 0/1 정수 mask도 쓰이므로 "
     "`mask == 0`으로 비교해 가릴 자리를 고르세요.",
-    "dropout_scores": "dropout을 softmax 전의 점수(scores)에 적용한 것 같습니다. dropout은 softmax가 끝난 가중치에 "
-    "`p_attn = dropout(p_attn)`으로 적용합니다.",
-    "dropout_output": "dropout을 출력(p_attn @ value)에 적용한 것 같습니다. dropout은 value와 섞기 전의 가중치에 "
-    "`p_attn = dropout(p_attn)`으로 적용합니다.",
+    "dropout_scores": "dropout을 softmax 전의 점수(scores)에 적용한 것 같습니다. dropout은 softmax가 끝난 가중치(p_attn)에 적용합니다.",
+    "dropout_output": "dropout을 출력(p_attn @ value)에 적용한 것 같습니다. dropout은 value와 섞기 전의 가중치(p_attn)에 적용합니다.",
     "dropout_ignored": "train 모드 dropout을 넘겼는데 결과가 dropout 없는 결과와 같습니다. "
-    "`if dropout is not None: p_attn = dropout(p_attn)`을 넣었는지 확인하세요.",
+    "dropout이 주어졌을 때 softmax 뒤의 가중치에 적용했는지 확인하세요.",
     "dropout_eval_ignored": "eval 모드 dropout인데도 값이 지워졌습니다. F.dropout(p_attn, p)처럼 직접 부르면 training 기본값이 True입니다. "
     "넘겨받은 dropout 모듈을 그대로 `dropout(p_attn)`으로 부르세요.",
     "dropout_own": "넘겨받은 dropout 대신 새 Dropout을 만들어 쓴 것 같습니다. 인자로 받은 dropout 모듈을 그대로 부르세요.",
     "dropout_not_returned": "출력에는 dropout이 반영됐지만 돌려준 p_attn은 dropout 전의 가중치입니다. "
-    "`p_attn = dropout(p_attn)`으로 덮어써서 같은 p_attn으로 출력을 계산하고 돌려주세요.",
+    "dropout을 적용한 가중치로 p_attn을 덮어써서, 같은 p_attn으로 출력을 계산하고 돌려주세요.",
     "dropout_twice": "dropout 모듈을 두 번 이상 불렀습니다. p_attn에 한 번만 적용하세요.",
     "not_finite": messages.NOT_FINITE,
     "subsequent_uint8": "subsequent_mask가 uint8 텐서를 돌려줍니다. triu 결과에 `== 0`을 해서 bool 텐서를 돌려주세요.",
     "subsequent_float": "subsequent_mask가 float 텐서를 돌려줍니다(torch.ones/triu/tril의 결과 그대로). "
     "`== 0` 비교나 .bool()로 bool 텐서를 돌려주세요.",
     "subsequent_int": "subsequent_mask가 bool이 아닌 정수 텐서를 돌려줍니다. `== 0` 비교나 .bool()로 bool 텐서를 돌려주세요.",
-    "subsequent_no_batch": "subsequent_mask의 맨 앞 축 1이 빠졌습니다. attn_shape = (1, size, size)로 만들어야 "
+    "subsequent_no_batch": "subsequent_mask의 맨 앞 축 1이 빠졌습니다. 모양을 (1, size, size)로 만들어야 "
     "batch 축으로 broadcast됩니다.",
     "subsequent_inverted": "subsequent_mask가 반대입니다: 미래 위치(대각선 위)가 True입니다. "
     "torch.triu(…, diagonal=1)은 가릴 자리를 표시하므로 `== 0`으로 뒤집어 돌려주세요.",

@@ -39,9 +39,9 @@ BUGS = {
     "key와 value는 memory입니다: self.src_attn(x, memory, memory, src_mask).",
     "memory_as_query": "source attention에서 memory를 query로 썼습니다. query는 decoder의 x, key와 value가 memory입니다: "
     "self.src_attn(x, memory, memory, src_mask). 출력의 위치 수는 query(target)의 길이를 따라야 합니다.",
-    "third_sublayer": "세 번째 sublayer(feed forward)가 없거나 잔차 연결 없이 쓰였습니다. DecoderLayer의 sublayer는 "
-    "self-attention, source attention, feed forward 세 개입니다: self.sublayer = clones(SublayerConnection(size, "
-    "dropout), 3), 마지막은 return self.sublayer[2](x, self.feed_forward).",
+    "third_sublayer": "세 번째 sublayer(feed forward)가 없거나 잔차 연결 없이 쓰였습니다. DecoderLayer의 sublayer는 self-attention, source "
+    "attention, feed forward 세 개입니다: SublayerConnection 세 개를 만들고, 마지막 것으로 feed forward를 감싼 결과를 "
+    "돌려주세요.",
     "final_norm": "Decoder의 마지막 LayerNorm이 없습니다. pre-norm 층을 쌓은 출력은 정규화되어 있지 않으므로 "
     "self.norm = LayerNorm(layer.size)를 만들고, 모든 층을 지난 뒤 return self.norm(x)로 돌려주세요.",
     "shared_layers": "Decoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 "
@@ -60,16 +60,15 @@ BUGS = {
     "쓰면 정규화를 건너뜁니다. lambda의 인자를 쓰세요: lambda x: self.self_attn(x, x, x, tgt_mask).",
     "memory_not_key_value": "source attention의 key와 value가 모두 encoder의 memory여야 합니다. 한쪽에 decoder의 x를 "
     "넣었습니다: self.src_attn(x, memory, memory, src_mask).",
-    "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다: "
-    "for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
+    "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다. 층마다 바뀌는 것은 x뿐입니다.",
     "return_in_loop": "Decoder가 첫 층만 지나고 끝났습니다. 층 루프 안에서 return했다면 return self.norm(x)를 for 루프가 "
     "끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1]) 모든 층을 지나세요.",
     "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[:-1]처럼 일부만 돌았습니다). "
-    "모든 층을 차례로 지나세요: for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
+    "모든 층을 차례로 지나세요.",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
     "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "
-    "다음 층의 입력입니다. for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask)처럼 x를 이어서 바꾸세요.",
+    "다음 층의 입력입니다. 층의 출력으로 x를 이어서 바꾸세요.",
     "self_attn_src_mask": "self-attention에 tgt_mask 대신 src_mask를 넘겼습니다(source attention과 같은 mask). 그러면 "
     "각 위치가 뒤의(아직 생성하지 않은) 토큰까지 보고, target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 "
     "납니다. self.self_attn(x, x, x, tgt_mask)처럼 넘기세요.",

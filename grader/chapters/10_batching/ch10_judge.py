@@ -34,7 +34,7 @@ BUGS = {
     "tgt_y_untrimmed": "self.tgt_y에서 첫 토큰을 빼지 않았습니다. 정답은 한 칸 뒤의 tgt[:, 1:]입니다: i번째 입력을 보고 "
     "i+1번째 토큰을 맞힙니다.",
     "no_shift": "self.tgt_y가 self.tgt와 같습니다(한 칸 밀지 않았습니다). 그러면 모델은 입력을 그대로 베끼기만 하면 됩니다. "
-    "self.tgt = tgt[:, :-1], self.tgt_y = tgt[:, 1:]로 한 칸 어긋나게 나누세요.",
+    "디코더 입력은 마지막 토큰을 뺀 tgt, 정답은 첫 토큰을 뺀 tgt로 한 칸 어긋나게 나누세요.",
     "shift_swapped": "self.tgt와 self.tgt_y가 바뀌었습니다. 디코더 입력은 시작 토큰부터인 tgt[:, :-1], 정답은 "
     "tgt[:, 1:]입니다.",
     "tgt_mask_no_padding": "tgt_mask에 padding 부분이 없습니다(subsequent_mask만 썼습니다). pad인 열도 가려야 합니다: "
@@ -47,8 +47,7 @@ BUGS = {
     "&로 합치세요.",
     "tgt_mask_on_tgt_y": "tgt_mask를 self.tgt_y로 만들었습니다. mask는 디코더 입력의 pad를 가리므로 "
     "make_std_mask(self.tgt, pad)입니다.",
-    "tgt_mask_on_full": "tgt_mask를 자르기 전의 tgt로 만들었습니다. 디코더 입력 self.tgt = tgt[:, :-1]로 만드세요: "
-    "make_std_mask(self.tgt, pad).",
+    "tgt_mask_on_full": "tgt_mask를 자르기 전의 tgt로 만들었습니다. 마지막 토큰을 잘라 낸 디코더 입력 self.tgt로 만드세요.",
     "ntokens_pads": "ntokens가 pad까지 셉니다(numel() 등). 손실을 나눌 토큰 수이므로 self.tgt_y에서 pad가 아닌 토큰만 "
     "세세요: (self.tgt_y != pad).sum().",
     "ntokens_values": "ntokens가 토큰 수가 아니라 토큰 번호의 합입니다. (self.tgt_y != pad)로 bool을 만든 다음 .sum()하세요.",
@@ -57,8 +56,7 @@ BUGS = {
     "ntokens_on_full": "ntokens를 자르기 전의 tgt에서 셌습니다. self.tgt_y에서 pad가 아닌 토큰을 세세요.",
     "mask_dtype": "mask가 bool 텐서가 아닙니다. (토큰 != pad) 비교의 결과(bool)를 그대로 쓰고 subsequent_mask와 &로 "
     "합치세요.",
-    "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 `if tgt is not None:` 안에서만 "
-    "만드세요(번역할 때는 tgt가 없습니다).",
+    "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",
     "no_staticmethod": "make_std_mask 위의 @staticmethod가 빠졌습니다. 그래서 self.make_std_mask(self.tgt, pad)가 "
     "self까지 인자 세 개를 넘깁니다. @staticmethod를 붙이세요.",
     "instance_method": "Batch.make_std_mask(tgt, pad)를 인스턴스 없이 부를 수 없습니다(self 인자가 있습니다). "

@@ -28,7 +28,7 @@ BUGS = {
     "not_module": "LabelSmoothing은 nn.Module을 상속해야 합니다. class LabelSmoothing(nn.Module):로 정의하고 "
     "__init__에서 super().__init__()을 부르세요.",
     "no_step_guard": "step 0에서 rate를 계산하지 못합니다(0으로 나누기, inf 또는 nan). 0의 음수 거듭제곱 0 ** (-0.5)는 "
-    "정의되지 않습니다. 원문처럼 먼저 step 0을 1로 바꾸세요: if step == 0: step = 1. LambdaLR은 학습을 시작할 때 "
+    "정의되지 않습니다. 원문처럼 계산하기 전에 step 0을 1로 바꾸세요. LambdaLR은 학습을 시작할 때 "
     "step 0으로 rate를 부릅니다.",
     "step_zero_value": "step 0의 rate가 step 1의 rate와 다릅니다. step 0은 1로 바꿔 계산합니다: rate(0) == rate(1).",
     "max_for_min": "min 대신 max를 썼습니다. 학습률은 두 식 가운데 작은 쪽입니다: warmup 동안은 "
@@ -50,10 +50,10 @@ BUGS = {
     "pad_rows": "target이 padding인 행을 0으로 만들지 않았습니다. padding 위치가 loss에 들어가지 않도록 그 행 전체를 "
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
     "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
-    "forward 뒤의 self.true_dist를 읽습니다: self.true_dist = true_dist.",
+    "forward 뒤의 self.true_dist를 읽습니다.",
     "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
     "loss를 더합니다. 토큰 수로 나누는 것은 학습 루프가 합니다.",
-    "criterion": 'self.criterion이 nn.KLDivLoss가 아닙니다. self.criterion = nn.KLDivLoss(reduction="sum")로 만드세요.',
+    "criterion": 'self.criterion이 nn.KLDivLoss가 아닙니다. 합계로 줄이는(reduction이 sum인) nn.KLDivLoss로 만드세요.',
 }
 
 RATE_DIFFERS = "rate 값이 기준과 다릅니다."

@@ -28,7 +28,7 @@ BUGS = {
     "float_ys": "ys가 정수가 아니라 실수(float) 텐서입니다. torch.zeros(1, 1)은 float이라서, 토큰 번호로 쓰려면 src와 같은 정수 "
     "자료형으로 바꿔야 합니다: .type_as(src.data). 실수 토큰은 임베딩(nn.Embedding)에 넣을 수 없습니다.",
     "not_extended": "ys가 늘어나지 않습니다: 시작 기호 하나만 돌려줍니다. torch.cat은 새 텐서를 돌려줄 뿐 ys를 바꾸지 "
-    "않으므로, 고른 토큰을 이어 붙인 결과를 다시 ys에 담아야 합니다: ys = torch.cat([ys, ...], dim=1).",
+    "않으므로, 고른 토큰을 이어 붙인 결과를 다시 ys에 담아야 합니다.",
     "too_long": "ys가 max_len보다 한 토큰 깁니다. ys는 시작 기호로 시작하므로 토큰을 max_len - 1번만 이어 붙입니다: "
     "for i in range(max_len - 1).",
     "too_short": "ys가 max_len보다 한 토큰 짧습니다. 시작 기호 뒤에 토큰을 max_len - 1번 이어 붙여 모두 max_len개가 "
