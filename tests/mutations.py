@@ -264,8 +264,11 @@ MUTATIONS = [
     Mutation(
         "memory_per_process_only",
         "the submission's control group gets no memory limit: only RLIMIT_AS per process holds",
-        (("grader/sandbox/cgroups.py",
-          '        _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))\n', ""),),
+        (("grader/sandbox/cgroups.py",  # both limits (memory+swap alone cannot be set below an unlimited memory limit)
+          '        _write(os.path.join(memory, "memory.limit_in_bytes"), int(self.limits.memory_bytes))\n'
+          '        swap = os.path.join(memory, "memory.memsw.limit_in_bytes")\n'
+          '        if os.path.exists(swap):  # memory + swap: swapping out does not get around the limit\n'
+          '            _write(swap, int(self.limits.memory_bytes))\n', ""),),
         ("tests/sandbox/test_isolation.py::test_groups_hold_the_memory_of_all_processes_together",),
     ),
     Mutation(
