@@ -28,7 +28,8 @@ BUGS = {
     "not_module": "EncoderLayer와 Encoder는 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
     "__init__에서 super().__init__()을 부르세요.",
     "names": module_judge.NAMES_DIFFER,
-    "dropout_rate": "SublayerConnection을 만들 때 생성자의 dropout을 넘기세요: clones(SublayerConnection(size, dropout), 2).",
+    "dropout_rate": "SublayerConnection의 dropout 비율이 EncoderLayer 생성자의 dropout과 다릅니다. SublayerConnection을 "
+    "만들 때 생성자의 dropout을 그대로 넘기세요.",
     "layers_shared": "Encoder의 층들이 같은 가중치를 함께 씁니다. [layer] * N이나 copy.copy(얕은 복사)는 같은 층을 N번 "
     "담을 뿐이라 N층이 아니라 한 층을 N번 지나는 셈이 됩니다. clones처럼 copy.deepcopy로 "
     "층마다 따로 복사하세요.",

@@ -29,6 +29,7 @@ EXPECTED = {
     "attn_not_wrapped": fails(20, FORWARDS, "sublayer_function"),  # self.sublayer[0](x, self.self_attn)
     "attn_called_early": fails(20, FORWARDS, "sublayer_function"),  # self.sublayer[0](x, self.self_attn(x, x, x, mask))
     "dropout_hardcoded": fails(60, STRUCTURES | {"encoder_train", "hidden_train"}, "dropout_rate"),  # SublayerConnection(size, 0.1)
+    "near_dropout_rate_off": fails(60, STRUCTURES | {"encoder_train", "hidden_train"}, "dropout_rate"),  # dropout + 0.001
     # near misses (issue 27): almost right, and each must still fail
     "near_attn_not_stored": fails(90, {"pad_attention"}, "attn_missing"),  # x, _ = attention(...): outputs right
     # self.attn = attn.reshape(batch · h, …): the right weights, the head axis merged into the batch axis

@@ -56,4 +56,5 @@ EXPECTED = {
     "near_forward_one_short": Bug(66.6667, dict.fromkeys(FORWARD, ())),
     # PositionalEncoding(d_model, 0.1): right for the default dropout only
     "position_dropout_fixed": fails(65, MODEL | TRAIN, "pe_no_dropout"),
+    "near_position_dropout_off": fails(65, MODEL | TRAIN, "pe_no_dropout"),  # PositionalEncoding(d_model, dropout + 0.001)
 }
