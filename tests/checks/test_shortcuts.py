@@ -1,5 +1,6 @@
 """Every hidden check needs the answer: per chapter, a "shortcut" that does none of the chapter's work (returns its
-input, constant data, the source itself) earns no hidden point, even where its output looks plausible."""
+input, constant data, the source itself) earns no hidden point, even where its output looks plausible; nor does a
+submission that hard-codes the visible cases' expected outputs (chapters 01 and 02)."""
 import pytest
 
 from .chapters import each_chapter, grade
@@ -163,3 +164,56 @@ def test_a_shortcut_earns_no_hidden_points(chapter, tmp_path):
     assert {r.name for r in results} >= hidden
     paid = [(r.name, r.score) for r in results if r.name in hidden and r.score > 0]
     assert paid == []
+
+
+# A whole submission: `attention` answers every input whose shapes match a visible case with that case's expected
+# result, copied from the reference the student's self-check ships with; anything else gets a shortcut.
+REPLAY = '''
+import torch
+
+_REPLAY = {replay}
+
+
+def subsequent_mask(size):
+    return torch.ones(1, size, size, dtype=torch.bool)
+
+
+def attention(query, key, value, mask=None, dropout=None):
+    wanted = repr((tuple(query.shape[:-1]) + (value.shape[-1],), tuple(query.shape[:-1]) + (key.shape[-2],)))
+    if wanted in _REPLAY:
+        out, out_shape, p, p_shape = _REPLAY[wanted]
+        return torch.tensor(out).reshape(out_shape), torch.tensor(p).reshape(p_shape)
+    return value, torch.full((*query.shape[:-1], key.shape[-2]), 1.0 / key.shape[-2])
+'''
+
+
+def _replayed_results(chapter):
+    """{repr((output shape, p_attn shape)): (output, its shape, p_attn, its shape)} of the chapter's visible cases, read
+    from `exercises/NN/selfcheck/reference.json` (what every student has)."""
+    import json
+
+    document = json.loads((chapter.exercise_dir / "selfcheck" / "reference.json").read_text(encoding="utf-8"))
+    replay = {}
+    for case in document["cases"].values():
+        result = case.get("result") or {}
+        if result.get("kind") == "tuple" and len(result["items"]) == 2:
+            out, p_attn = result["items"]
+            replay[repr((tuple(out["shape"]), tuple(p_attn["shape"])))] = (out["data"], out["shape"], p_attn["data"],
+                                                                          p_attn["shape"])
+    return replay
+
+
+@pytest.mark.parametrize("chapter", [c for c in each_chapter() if c.values[0].number in ("01", "02")])
+def test_hard_coded_visible_outputs_earn_no_hidden_points(chapter, tmp_path):
+    """An `attention` that hard-codes the visible cases' expected outputs (from the shipped reference) earns visible
+    points but no hidden point: the hidden inputs are not the visible ones."""
+    import json
+
+    replay = _replayed_results(chapter)
+    assert replay, "the shipped reference has no visible attention result to replay"
+    path = tmp_path / "transformer.py"
+    path.write_text(REPLAY.replace("{replay}", json.dumps(replay)), encoding="utf-8")
+    results = grade(chapter, path)
+    hidden = set(chapter.hidden_checks())
+    assert any(r.score > 0 for r in results if r.name not in hidden), "the replay should pass some visible check"
+    assert [(r.name, r.score) for r in results if r.name in hidden and r.score > 0] == []
