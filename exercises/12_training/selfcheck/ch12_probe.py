@@ -4,7 +4,8 @@
 Sandbox side. A "data" case calls `data_gen` twice under one seed and records every Batch. A "loss" case
 calls the student's `SimpleLossCompute` on a seeded `Generator` and `LabelSmoothing` and backpropagates
 its second value. A "train"/"eval" case builds a tiny `make_model` with seeded weights (loaded strictly),
-a fixed list of Batches drawn here (not by the student's `data_gen`), Adam and LambdaLR(`rate`), runs the
+a fixed list of Batches drawn here (not by the student's `data_gen`), Adam and LambdaLR(`rate`) (the probe's
+`AdamDouble` and `LambdaLRDouble`: torch.optim's arithmetic without its first-use import of torch._dynamo), runs the
 student's `run_epoch` a few steps, and records what it returned, the TrainState counters, how often the
 optimizer, the scheduler and `zero_grad` ran, what the loss compute was called with and a fingerprint of
 every parameter (sum and norm); each such case runs again with the probe's `LossDouble` in place of the
@@ -16,7 +17,6 @@ import io
 from dataclasses import dataclass
 
 import torch
-import torch._dynamo  # noqa: F401  (Optimizer() imports it, 1-5 s: once in the warm worker, not in every child)
 
 from . import modules
 from .tensors import describe_exception, encode
@@ -210,6 +210,82 @@ class LossDouble:
         return torch.tensor(float(self.count)), node
 
 
+class AdamDouble:
+    """torch.optim.Adam(params, lr, betas, eps) for one parameter group, step for step the same arithmetic as torch's
+    CPU path (no weight decay, amsgrad or maximize). Not torch.optim's class: its first step(), zero_grad() or
+    add_param_group() imports torch._dynamo (about 1 s, with sympy and torch.fx), which the self-check would pay on
+    every run. A student's run_epoch sees what it uses: step(), zero_grad(set_to_none=...), param_groups."""
+
+    def __init__(self, params, lr, betas, eps):
+        self.param_groups = [{"params": list(params), "lr": lr, "betas": betas, "eps": eps}]
+        self.state = {}
+        self.steps = 0
+
+    def zero_grad(self, set_to_none=True):
+        """Drop every gradient (or zero it in place with set_to_none=False), as Optimizer.zero_grad does."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """One Adam update of every parameter that has a gradient (torch's _single_tensor_adam)."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        self.steps += 1
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state.setdefault(p, {"step": torch.tensor(0.0),
+                                                  "exp_avg": torch.zeros_like(p, memory_format=torch.preserve_format),
+                                                  "exp_avg_sq": torch.zeros_like(p, memory_format=torch.preserve_format)})
+                state["step"] += 1
+                state["exp_avg"].lerp_(p.grad, 1 - beta1)
+                state["exp_avg_sq"].mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
+                step = state["step"].item()
+                step_size = lr / (1 - beta1 ** step)
+                denom = (state["exp_avg_sq"].sqrt() / (1 - beta2 ** step) ** 0.5).add_(eps)
+                p.addcdiv_(state["exp_avg"], denom, value=-step_size)
+        return loss
+
+
+class LambdaLRDouble:
+    """torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda) for `AdamDouble`: at construction and at every step()
+    the learning rate becomes initial lr × lr_lambda(last_epoch), last_epoch counting the steps from 0."""
+
+    def __init__(self, optimizer, lr_lambda):
+        self.optimizer = optimizer
+        self.lr_lambda = lr_lambda
+        for group in optimizer.param_groups:
+            group.setdefault("initial_lr", group["lr"])
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = -1
+        self.step()
+
+    def step(self, epoch=None):
+        """The next learning rate (or the one of `epoch`)."""
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        for group, base in zip(self.optimizer.param_groups, self.base_lrs):
+            group["lr"] = base * self.lr_lambda(self.last_epoch)
+
+    def get_last_lr(self):
+        """The learning rates set by the last step, one per group."""
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
 def counted(function, counter, key):
     """`function`, counting its calls in `counter[key]`."""
 
@@ -246,11 +322,10 @@ def setup(namespace, case, pairs, stand_in=False):
     loss = LossDouble(model.generator) if stand_in else namespace.SimpleLossCompute(model.generator, criterion)
     spy = Spy(loss, batches)
     # eps 1e-4, not 1e-9: a key bias's gradient is zero but for rounding, and Adam would blow that noise up to ±lr
-    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lr_lambda=lambda step: namespace.rate(step, case.d_model, factor=1.0, warmup=4))
-    counts = {"optimizer_steps": 0, "zero_grad": 0}
-    optimizer.register_step_post_hook(lambda *_: counts.__setitem__("optimizer_steps", counts["optimizer_steps"] + 1))
+    optimizer = AdamDouble(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
+    scheduler = LambdaLRDouble(optimizer, lr_lambda=lambda step: namespace.rate(step, case.d_model, factor=1.0,
+                                                                                 warmup=4))
+    counts = {"zero_grad": 0}
     optimizer.zero_grad = counted(optimizer.zero_grad, counts, "zero_grad")
     model.zero_grad = counted(model.zero_grad, counts, "zero_grad")
     return model, batches, spy, optimizer, scheduler, counts
@@ -282,7 +357,7 @@ def record_epoch(namespace, case, pairs, stand_in=False):
         "pair": pair,
         "state": state_numbers(result[1]) if pair else None,
         "calls": spy.calls,
-        "optimizer_steps": counts["optimizer_steps"],
+        "optimizer_steps": optimizer.steps,
         "zero_grad": counts["zero_grad"],
         "scheduler_steps": int(scheduler.last_epoch),
         "parameters": fingerprint(model),
