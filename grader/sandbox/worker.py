@@ -105,6 +105,8 @@ def _load(probe_name, threads=1):
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
     probe = importlib.import_module(probe_name)
+    for name in getattr(probe, "WARM_IMPORTS", ()):  # what student code will likely import: once, before the forks
+        importlib.import_module(name)
     from grader.checks.execute import execute, prepare
 
     _warm_up(torch)

@@ -12,6 +12,7 @@ axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor with w
 mesh's corners), and the major ticks (locations and the labels matplotlib formats for them); the judge works out
 which label sits at the centre of each row and column. Hidden cases live between the hidden-test markers.
 """
+import sys
 from dataclasses import dataclass
 
 import matplotlib
@@ -23,7 +24,6 @@ from .tensors import describe_exception, encode, portable_randn
 _chosen = getattr(matplotlib.rcParams, "_get_backend_or_none", lambda: "unknown")  # an older matplotlib picks its own
 if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, no windows; a notebook keeps its own
     matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (pyplot and the font manager: once in the warm worker)
 from matplotlib.collections import QuadMesh  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -34,6 +34,9 @@ START = 1  # the copy task's start symbol
 COLORBAR = "<colorbar>"  # matplotlib's label of a colorbar's axes (not a heatmap of the figure)
 MAX_TICKS = 256  # major ticks kept per axis (a heatmap's cells need one each; the cases have at most 9)
 MAX_LABEL = 200  # characters kept of a tick label
+# The sandbox's warm worker imports these once before it forks (pyplot and its font manager); the probe itself does
+# not, so a self-check pays for pyplot only when the student's own code imports it.
+WARM_IMPORTS = ("matplotlib.pyplot",)
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,8 @@ def run_case(namespace, name):
             return record_fill(namespace, case, make_inputs(name))
         if case.kind == "map":
             return record_map(namespace, case, make_inputs(name)[0])
-        return record_layer(namespace, case, make_inputs(name)[0])
+        attn = make_inputs(name)[0]
+        return {**record_layer(namespace, case, attn), "stand_in": layer_with_stand_in(namespace, case, attn)}
     except BaseException as error:  # a student's SystemExit is a failed call too
         return {"error": describe_exception(error)}
 
@@ -235,11 +239,17 @@ def drawn(ax):
     }
 
 
+def open_figures():
+    """The numbers of the figures pyplot holds open; none while nothing has imported pyplot (a bare Figure is none)."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    return set(pyplot.get_fignums()) if pyplot is not None else set()
+
+
 def figures_made(before):
     """Close the pyplot figures opened since `before` (their numbers); how many there were."""
-    new = [number for number in plt.get_fignums() if number not in before]
+    new = open_figures() - before
     for number in new:
-        plt.close(number)
+        sys.modules["matplotlib.pyplot"].close(number)
     return len(new)
 
 
@@ -247,7 +257,7 @@ def record_map(namespace, case, attn):
     """The student's attn_map on one axes of a fresh Figure: what that axes shows afterwards."""
     figure = Figure()
     ax = figure.add_subplot()
-    before = set(plt.get_fignums())
+    before = open_figures()
     try:
         namespace.attn_map(attn, case.head, row_tokens(case), col_tokens(case), case.max_dim, ax)
     finally:
@@ -270,7 +280,7 @@ def record_layer(namespace, case, attn):
         calls.append({"model": given is model, "layer": encode(layer)})
         return attn
 
-    before = set(plt.get_fignums())
+    before = open_figures()
     try:
         figure = namespace.visualize_layer(model, case.layer, getter_fn, case.max_dim, row_tokens(case),
                                            col_tokens(case))
@@ -285,3 +295,43 @@ def record_layer(namespace, case, attn):
         trace["empty_axes"] = sum(1 for ax in axes if not heatmaps(ax))
     figures_made(before)
     return trace
+
+
+class MapDouble:
+    """The probe's own attn_map, visualize_layer's stand-in partner when the student's attn_map fails its own check
+    (visualize_layer is then judged alone). It draws no attention: a max_dim × max_dim heatmap filled with the head it
+    was asked for (-1 when the tensor it got is not the one the getter handed out), so the judge reads off which head
+    each axes shows, and at what size."""
+
+    def __init__(self, attn):
+        self.attn = attn
+        self.calls = 0
+
+    def __call__(self, attn, head, row_tokens, col_tokens, max_dim, ax):
+        self.calls += 1
+        size = int(max_dim)
+        ax.imshow(torch.full((size, size), float(head) if self.given(attn) else -1.0).numpy())
+        return ax
+
+    def given(self, attn):
+        """Whether `attn` holds the getter's tensor (the same values and shape, detached or a numpy copy alike)."""
+        try:
+            return bool(torch.equal(torch.as_tensor(attn).detach().cpu().to(self.attn.dtype), self.attn))
+        except (TypeError, ValueError, RuntimeError):
+            return False
+
+
+def layer_with_stand_in(namespace, case, attn):
+    """record_layer with the probe's MapDouble as the attn_map that the student's visualize_layer calls (its module's
+    global, put back afterwards); None when visualize_layer has no globals with an attn_map to stand in for."""
+    function = getattr(namespace, "visualize_layer", None)
+    names = getattr(function, "__globals__", None)
+    if type(names) is not dict or "attn_map" not in names:
+        return None
+    student, double = names["attn_map"], MapDouble(attn)
+    names["attn_map"] = double
+    try:
+        trace = record_layer(namespace, case, attn)
+    finally:
+        names["attn_map"] = student
+    return {**trace, "double_calls": double.calls}

@@ -18,7 +18,7 @@ from .bugmodels import BugModels, ModelCode
 from .calls import explain_error, trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
-from .framework import Check, Finding, each_case, per_case
+from .framework import Check, Finding, Verdict, each_case, per_case
 from .module_judge import same_output
 
 BUGS = {
@@ -73,6 +73,8 @@ BUGS = {
     "axes_count": "heatmap이 그려진 axes의 수가 head 수와 다릅니다. head마다 하나씩, attn.shape[1]개를 그리세요.",
     "same_head": "모든 axes에 같은 head를 그렸습니다. h번째 axes에는 head h를 그리세요: attn_map(attn, h, …).",
     "head_order": "head의 순서가 다릅니다. fig.axes의 순서(왼쪽부터)대로 head 0, 1, …을 그리세요.",
+    "attn_passed": "visualize_layer가 getter_fn이 돌려준 가중치를 attn_map에 그대로 넘기지 않았습니다: "
+    "attn_map(attn, h, …)의 attn은 getter_fn(model, layer)의 결과 그대로입니다.",
     "ntokens_ignored": "ntokens로 자르지 않았습니다. visualize_layer는 ntokens를 attn_map의 max_dim으로 넘깁니다: "
     "attn_map(attn, h, row_tokens, col_tokens, ntokens, ax).",
 }
@@ -327,9 +329,9 @@ def shifted(labels, tokens):
 # ----------------------------------------------------------------------------- visualize_layer
 
 
-def layer_problem(evidence, case):
-    """visualize_layer: getter_fn(model, layer), a Figure, one axes per head in order, each head's map."""
-    trace, spec = evidence.trace(case), probe.CASES[case]
+def figure_problem(evidence, case, trace):
+    """What is wrong with visualize_layer's getter call, returned Figure or number of heatmap axes, or None."""
+    spec = probe.CASES[case]
     calls = trace.get("calls", [])
     if "error" in trace and (trace["error"]["type"] == "NotImplementedError" or calls):
         return triage(evidence, case, trace["error"])
@@ -347,21 +349,93 @@ def layer_problem(evidence, case):
             return BUGS["one_axes"]
         detail = f" (head {spec.h}개인데 heatmap이 있는 axes가 {len(axes)}개입니다.)" if evidence.visible(case) else ""
         return BUGS["axes_count"] + detail
-    maps = [tensor(ax["data"]) for ax in axes]
+    return None
+
+
+def layer_problem(evidence, case):
+    """visualize_layer: getter_fn(model, layer), a Figure, one axes per head in order, each head's map."""
+    trace = evidence.trace(case)
+    problem = figure_problem(evidence, case, trace)
+    if problem:
+        return problem
+    maps = [tensor(ax["data"]) for ax in trace["axes"]]
     if any(m is None for m in maps) or len({m.shape for m in maps}) != 1:
         return BUGS["map_shape"]
     expected = torch.stack([decode(ax["data"]) for ax in evidence.reference(case)["axes"]])
     return data_problem(evidence, case, torch.stack(maps), expected)
 
 
+def stand_in_problem(evidence, case):
+    """visualize_layer with the probe's MapDouble as its attn_map (the student's fails its own check): the getter
+    call, a Figure, one axes per head, the getter's tensor passed on, head h on the h-th axes, ntokens as max_dim.
+    A visualize_layer that never called attn_map draws by itself: judged on its own run as usual."""
+    trace, spec = evidence.trace(case).get("stand_in"), probe.CASES[case]
+    if not trace or not trace.get("double_calls"):
+        return layer_problem(evidence, case)
+    problem = figure_problem(evidence, case, trace)
+    if problem:
+        return problem
+    maps = [tensor(ax["data"]) for ax in trace["axes"]]
+    if any(m is None or m.dim() != 2 or m.numel() == 0 for m in maps):
+        return BUGS["map_shape"]
+    if any(bool((m == -1).any()) for m in maps):
+        return BUGS["attn_passed"]
+    heads = [float(m[0, 0]) for m in maps]
+    if heads != list(range(spec.h)):
+        return BUGS["same_head"] if len(set(heads)) == 1 else BUGS["head_order"]
+    if any(tuple(m.shape) != (spec.max_dim, spec.max_dim) for m in maps):
+        return BUGS["ntokens_ignored"]
+    return None
+
+
+def map_cases(case):
+    """The attn_map cases judged beside the visualize_layer case `case`: the visible ones, and the hidden ones too when
+    `case` is hidden (its check reads them all)."""
+    return [name for name, spec in probe.CASES.items()
+            if spec.kind == "map" and (spec.visible or not probe.CASES[case].visible)]
+
+
+def map_faulty(evidence, case):
+    """Whether the student's attn_map draws wrong data on any map case beside `case` (visualize_layer is then judged
+    alone)."""
+    for name in map_cases(case):
+        try:
+            if map_data_problem(evidence, name) is not None:
+                return True
+        except Finding:
+            return True
+    return False
+
+
+def alone(evidence, case):
+    """visualize_layer judged on its own: with the probe's stand-in attn_map when the student's is faulty."""
+    return stand_in_problem(evidence, case) if map_faulty(evidence, case) else layer_problem(evidence, case)
+
+
+def map_check(judge):
+    """An attn_map check's judge that, when the heatmap's data fail, says visualize_layer is judged with a stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
 def drawing_problem(evidence, case):
     """A hidden drawing case: attn_map's data and ticks, or visualize_layer's figure."""
     if probe.CASES[case].kind == "layer":
-        return layer_problem(evidence, case)
+        return alone(evidence, case)
     return map_data_problem(evidence, case) or ticks_problem(evidence, case)
 
 
 # ----------------------------------------------------------------------------- checks
+
+STAND_IN = ("visualize_layer의 검사는 채점기가 만든 대역 attn_map으로 대신 채점합니다: 이 실수로는 attn_map 검사의 점수만 "
+            "잃습니다.")
 
 CHECKS = [
     Check(name="getters", points=15, title="get_encoder, get_decoder_self, get_decoder_src: layer번째 층의 그 어텐션이 "
@@ -369,11 +443,11 @@ CHECKS = [
     Check(name="fill_attention", points=15, title="fill_attention: model.eval() 다음 greedy_decode, 마지막 단계의 가중치",
           cases=("fill",), judge=each_case(fill_problem)),
     Check(name="attn_map_data", points=15, title="attn_map: batch 0, head, 행 = query · 열 = key, max_dim으로 자름",
-          cases=("map",), judge=each_case(map_data_problem)),
+          cases=("map",), judge=map_check(each_case(map_data_problem))),
     Check(name="attn_map_ticks", points=10, title="attn_map: x축 눈금 = key 토큰, y축 눈금 = query 토큰 (칸마다)",
           cases=("map",), judge=each_case(ticks_problem)),
     Check(name="visualize_layer", points=15, title="visualize_layer: getter_fn(model, layer), head마다 axes 하나, "
-          "Figure를 돌려줌", cases=("layer",), judge=each_case(layer_problem)),
+          "Figure를 돌려줌", cases=("layer",), reads=("map",), judge=each_case(alone)),
 ]
 
 ### BEGIN HIDDEN TESTS
@@ -383,7 +457,7 @@ CHECKS += [
     Check(name="hidden_fill", points=5, title="다른 모델, src, max_len의 fill_attention", cases=("hidden_fill",),
           judge=each_case(fill_problem), visible=False),
     Check(name="hidden_drawing", points=15, title="다른 크기, head, max_dim의 attn_map과 visualize_layer",
-          cases=("hidden_map", "hidden_layer"), judge=each_case(drawing_problem), visible=False),
+          cases=("hidden_map", "hidden_layer"), reads=("map",), judge=each_case(drawing_problem), visible=False),
 ]
 ### END HIDDEN TESTS
 
