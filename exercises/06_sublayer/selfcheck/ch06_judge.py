@@ -51,6 +51,8 @@ BUGS = {
     "맞지 않습니다. x.mean(-1, keepdim=True), x.std(-1, keepdim=True)처럼 축을 남기세요.",
     "variance_not_std": "표준편차가 아니라 분산(x.var)으로 나눴습니다. 분모는 표준편차 + eps입니다: "
     "(x - 평균) / (x.std(-1, keepdim=True) + eps).",
+    "in_place": "LayerNorm이 받은 입력 x를 제자리에서 바꿨습니다(x -= mean 같은 in-place 연산). 출력은 맞아도, 같은 x를 "
+    "잔차로 더하는 SublayerConnection이 바뀐 값을 더하게 됩니다. x는 그대로 두고 새 텐서로 계산하세요: x - mean.",
     "not_parameter": "a_2와 b_2가 state_dict에 없습니다. torch.ones(features)를 그대로 속성에 넣으면 학습되는 parameter로 "
     "등록되지 않습니다. nn.Parameter(torch.ones(features)), nn.Parameter(torch.zeros(features))로 감싸세요.",
     "residual_normed": "잔차로 정규화한 값을 더했습니다(norm(x) + sublayer(norm(x))). 잔차 연결은 정규화하기 전의 "
@@ -106,11 +108,17 @@ def unregistered_weights(evidence, case):
     return None
 
 
+def changed_input(evidence, case):
+    """`in_place` when the student's LayerNorm changed the tensor it was given (its output may still be right)."""
+    return BUGS["in_place"] if evidence.trace(case).get("input_changed") else None
+
+
 def named_first(case, judge_rest):
-    """A judge: a_2/b_2 kept as plain tensors named first on `case`, then `judge_rest`."""
+    """A judge: a_2/b_2 kept as plain tensors, or an input changed in place, named first on `case`, then
+    `judge_rest`."""
 
     def judge(evidence):
-        problem = unregistered_weights(evidence, case)
+        problem = unregistered_weights(evidence, case) or changed_input(evidence, case)
         return Verdict.fail(evidence.about(case, problem)) if problem else judge_rest(evidence)
 
     return judge
