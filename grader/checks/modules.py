@@ -168,13 +168,13 @@ def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=
 
 class stand_in:
     """`<name>` replaced by `value` inside the block, both in `namespace` and in the globals the student's class
-    `owner` reads in its __init__ (a notebook's check cell hands over a copy of its globals); the student's own
-    restored after. A dependent unit is then judged as if the unit it uses were right."""
+    `owner` reads in its __init__, or the student's function `owner` reads (a notebook's check cell hands over a copy
+    of its globals); the student's own restored after. A dependent unit is then judged as if the unit it uses were right."""
 
     def __init__(self, namespace, name, value, owner):
         self.namespace, self.name, self.value = namespace, name, value
-        init = getattr(getattr(namespace, owner, None), "__init__", None)
-        found = getattr(init, "__globals__", None)
+        owner = getattr(namespace, owner, None)  # a class (its __init__ reads the name) or a function
+        found = getattr(owner, "__globals__", None) or getattr(getattr(owner, "__init__", None), "__globals__", None)
         self.globals = found if isinstance(found, dict) and name in found else None
 
     def __enter__(self):

@@ -249,9 +249,43 @@ STAND_IN = ("나머지 검사는 채점기가 1차원 parameter를 초기화하�
             "이 실수로는 Xavier 초기화 검사의 점수만 잃습니다.")
 
 
+GENERATOR_NOTE = ("make_model과 EncoderDecoder의 검사는 채점기가 만든 대역 Generator로 만든 모델로 대신 채점합니다: 이 실수로는 "
+                  "Generator 검사의 점수만 잃습니다.")
+
+
+def generator_faulty(evidence):
+    """Whether the student's Generator fails one of its own cases that the check may read."""
+    for case in (name for name, spec in probe.CASES.items() if spec.kind == "generator" and evidence.may_read(name)):
+        try:
+            if output_matches.one(evidence, case) is not None:
+                return True
+        except Finding:
+            return True
+    return False
+
+
+def generator_evidence(evidence):
+    """The evidence with each model case's trace replaced by its run with the probe's GeneratorDouble (recorded when
+    the student's Generator has other parameter names or shapes than the contract's), when the student's Generator
+    fails its own check: make_model and EncoderDecoder are then judged on a model whose weights load by name."""
+    twins = {case: evidence.trace(case)["generator_stand_in"] for case in probe.CASES
+             if evidence.may_read(case) and "generator_stand_in" in evidence.trace(case)}
+    return evidence.with_traces(twins) if twins and generator_faulty(evidence) else evidence
+
+
+def generator_check(evidence):
+    """output_matches on the Generator's case, saying when it fails that the model checks use the stand-in."""
+    verdict = output_matches(evidence)
+    if verdict.fraction >= 1 or generator_evidence(evidence) is evidence:
+        return verdict
+    return Verdict(verdict.fraction, f"{verdict.message} {GENERATOR_NOTE}")
+
+
 def stand_in_evidence(evidence):
     """The evidence with each judged case's trace replaced by its stand-in run (the student's make_model built with
-    the probe's lenient init), when make_model failed only in an init function."""
+    the probe's lenient init), when make_model failed only in an init function; first with the model built around
+    the probe's Generator when the student's fails (`generator_evidence`)."""
+    evidence = generator_evidence(evidence)
     read = [case for case in probe.CASES if evidence.may_read(case)]
     replaced = {case: evidence.trace(case)["stand_in"] for case in read if "stand_in" in evidence.trace(case)}
     return evidence.with_traces(replaced) if replaced else evidence
@@ -269,6 +303,7 @@ def with_stand_in(judge):
 
 def xavier_check(evidence):
     """xavier_spread, saying when make_model failed in its init loop that the other checks use the stand-in."""
+    evidence = generator_evidence(evidence)
     verdict = xavier_spread(evidence)
     if verdict.fraction >= 1 or not any("stand_in" in evidence.trace(case) for case in evidence.cases):
         return verdict
@@ -282,21 +317,25 @@ def structure_and_xavier(evidence):
     return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(messages_))
 
 
+# The Generator's visible case: read by every model check, whose runs use the probe's GeneratorDouble when it fails.
+GENERATOR_READS = ("generator", *TIE_BREAK)
+MODEL_CASES = ("model", "encode", "decode", "forward", "train")  # the Generator check says whether they use the double
+
 CHECKS = [
     Check(name="generator", points=10, title="Generator 출력 = 기준 (proj 다음 마지막 축의 log_softmax)", cases=("generator",),
-          judge=output_matches, reads=TIE_BREAK),
+          judge=generator_check, reads=(*TIE_BREAK, *MODEL_CASES)),
     Check(name="model_structure", points=10, title="make_model: 층 N개, 이름과 모양, 따로 복사한 attention, dropout 비율",
-          cases=("model",), judge=with_stand_in(structure_matches)),
+          cases=("model",), judge=with_stand_in(structure_matches), reads=GENERATOR_READS),
     Check(name="xavier", points=10, title="dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)",
-          cases=("model",), judge=xavier_check),
+          cases=("model",), judge=xavier_check, reads=GENERATOR_READS),
     Check(name="encode", points=10, title="encode 출력 = 기준 (src_embed → encoder(src_mask))", cases=("encode",),
-          judge=with_stand_in(output_matches), reads=TIE_BREAK),
+          judge=with_stand_in(output_matches), reads=GENERATOR_READS),
     Check(name="decode", points=10, title="decode 출력 = 기준 (tgt_embed → decoder(memory, src_mask, tgt_mask))", cases=("decode",),
-          judge=with_stand_in(output_matches), reads=TIE_BREAK),
+          judge=with_stand_in(output_matches), reads=GENERATOR_READS),
     Check(name="forward", points=10, title="forward 출력 = 기준 (decode(encode(src, src_mask), src_mask, tgt, tgt_mask))",
-          cases=("forward",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
+          cases=("forward",), judge=with_stand_in(output_matches), reads=GENERATOR_READS),
     Check(name="train", points=10, title="train 모드 forward 출력 = 기준 (시드 고정, 인자 dropout이 층마다 쓰임)",
-          cases=("train",), judge=with_stand_in(output_matches), reads=TIE_BREAK),
+          cases=("train",), judge=with_stand_in(output_matches), reads=GENERATOR_READS),
 ]
 
 
