@@ -255,8 +255,16 @@ def pad_attention(evidence):
         problem = (f"0번 층 self-attention 가중치의 모양이 {tuple(decode(stored).shape)}입니다. "
                    f"{tuple(expected.shape)}이어야 합니다.")
     if problem is None and padding_weight(decode(stored), case) > 1e-6:
-        problem = calls_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
+        problem = mask_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
     return Verdict.of(problem and evidence.about(case, problem))
+
+
+def mask_problem(evidence, case):
+    """Korean: why layer 0's self-attention got no mask — what its own calls show first (the layer's wiring), then
+    the whole stack's calls — or None."""
+    found, expected = evidence.trace(case).get("calls") or [], evidence.reference(case).get("calls") or []
+    bug = _origin_problem(_first_layer(found, case), _first_layer(expected, case))
+    return BUGS[bug] if bug else calls_problem(evidence, case)
 
 
 def _mask_missing(evidence, case):
@@ -265,19 +273,53 @@ def _mask_missing(evidence, case):
                for call in evidence.trace(case).get("calls") or ())
 
 
+STAND_IN = ("Encoder의 검사는 채점기가 만든 EncoderLayer 대역으로 대신 채점합니다: 이 실수로는 EncoderLayer 검사의 "
+            "점수만 잃습니다.")
+LAYER_CASES = ("layer_module", "layer_eval")  # EncoderLayer's own visible cases
+
+
+def layer_faulty(evidence, cases):
+    """Whether the student's EncoderLayer fails one of its own `cases` (structure or output)."""
+    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
+    return any(judge(evidence).fraction < 1 for judge in judges)
+
+
+def layer_check(judge):
+    """An EncoderLayer check's judge that, when it fails, says Encoder is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def encoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):
+    """An Encoder check of `case` (`make(case)` its judge), judged on the case's twin built with the probe's
+    LayerDouble when the student's EncoderLayer fails one of `layer_cases`: one mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        return instead(evidence) if layer_faulty(evidence, layer_cases) else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), reads=(alone, *layer_cases), judge=judge,
+                 visible=visible)
+
+
 CHECKS = [
     Check(name="layer_structure", points=10, title="self_attn, feed_forward, sublayer.0–1 (SublayerConnection 두 개), size",
-          cases=("layer_module",), judge=structure_check("layer_module")),
-    Check(name="encoder_structure", points=10, title="layers.0–1은 따로 복사한 층, 마지막 norm",
-          cases=("encoder_module",), judge=structure_check("encoder_module")),
+          cases=("layer_module",), judge=layer_check(structure_check("layer_module"))),
+    encoder_check("encoder_structure", 10, "layers.0–1은 따로 복사한 층, 마지막 norm", "encoder_module", structure_check),
     Check(name="layer_forward", points=15, title="EncoderLayer: self-attention(mask) → 피드포워드, 각각 잔차 연결",
-          cases=("layer_eval",), judge=output_check("layer_eval")),
-    Check(name="encoder_forward", points=15, title="Encoder: 층을 차례로 지난 뒤 마지막 norm", cases=("encoder_eval",),
-          judge=output_check("encoder_eval")),
+          cases=("layer_eval",), judge=layer_check(output_check("layer_eval"))),
+    encoder_check("encoder_forward", 15, "Encoder: 층을 차례로 지난 뒤 마지막 norm", "encoder_eval", output_check),
     Check(name="pad_attention", points=10, title="0번 층 self-attention: padding 토큰의 가중치는 0", cases=("encoder_eval",),
           judge=pad_attention),
-    Check(name="encoder_train", points=10, title="train 모드 Encoder (시드 고정 시 기준과 같음)", cases=("encoder_train",),
-          judge=output_check("encoder_train")),
+    encoder_check("encoder_train", 10, "train 모드 Encoder (시드 고정 시 기준과 같음)", "encoder_train", output_check),
 ]
 
 

@@ -90,12 +90,18 @@ def layer_names(spec, prefix=""):
     return names + [(f"{prefix}sublayer.{k}.norm.{p}", [d]) for k in range(2) for p in ("a_2", "b_2")]
 
 
+def double_names(spec, prefix=""):
+    """(state_dict name, shape) of the probe's LayerDouble (the "_alone" cases' layer)."""
+    return [(f"{prefix}mix.weight", [spec.d_model, spec.d_model]), (f"{prefix}mix.bias", [spec.d_model])]
+
+
 @functools.lru_cache(maxsize=32)
 def model_weights(spec):
     """The weights the probe loads into a module named like the solution, drawn again from the case's seed."""
     if spec.cls == probe.LAYER:
         return modules.seeded_weights(layer_names(spec), spec.seed)
-    names = [name for n in range(spec.n) for name in layer_names(spec, f"layers.{n}.")]
+    names_of = double_names if spec.layer == "stand_in" else layer_names
+    names = [name for n in range(spec.n) for name in names_of(spec, f"layers.{n}.")]
     return modules.seeded_weights(names + [("norm.a_2", [spec.d_model]), ("norm.b_2", [spec.d_model])], spec.seed)
 
 
@@ -144,21 +150,31 @@ def encoder_layer(spec, w, prefix, x, mask, dropout, bug=None):
     return x
 
 
+def double_layer(spec, w, prefix, x, mask, dropout, bug=None):
+    """The probe's LayerDouble: each position mixed with the mean of the real tokens (`bug` is the Encoder's)."""
+    keep = mask.transpose(-2, -1).to(x.dtype)
+    pooled = (x * keep).sum(-2, keepdim=True) / keep.sum(-2, keepdim=True)
+    return x + dropout(torch.tanh(F.linear(x + pooled, w[prefix + "mix.weight"], w[prefix + "mix.bias"])))
+
+
 def encoder(spec, w, x, mask, dropout, bug=None):
-    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained)."""
+    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained);
+    with the probe's LayerDouble as the layer on an "_alone" case."""
+    layer = double_layer if spec.layer == "stand_in" else encoder_layer
     layer_bug = bug if bug in LAYER_BUGS else None
     out = layer_norm(w, "norm.", x) if bug == "norm_first" else x
     for n in range(1 if bug == "return_in_loop" else spec.n):
         source = 0 if bug == "first_layer_only" else n
-        out = encoder_layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout,
-                            layer_bug)
+        out = layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout, layer_bug)
         out = layer_norm(w, "norm.", out) if bug == "norm_every_layer" else out
     return out if bug in ("no_final_norm", "norm_first", "norm_every_layer") else layer_norm(w, "norm.", out)
 
 
 def _models(case):
     """(label, model) pairs for `case`, the solution's own way (label None) first."""
-    bugs = LAYER_BUGS + (ENCODER_BUGS if probe.CASES[case].cls == probe.ENCODER else ())
+    spec = probe.CASES[case]
+    bugs = (None,) if spec.layer == "stand_in" else LAYER_BUGS
+    bugs += ENCODER_BUGS if spec.cls == probe.ENCODER else ()
     return [(bug, bug) for bug in bugs]
 
 
@@ -355,8 +371,16 @@ def pad_attention(evidence):
         problem = (f"0번 층 self-attention 가중치의 모양이 {tuple(decode(stored).shape)}입니다. "
                    f"{tuple(expected.shape)}이어야 합니다.")
     if problem is None and padding_weight(decode(stored), case) > 1e-6:
-        problem = calls_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
+        problem = mask_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
     return Verdict.of(problem and evidence.about(case, problem))
+
+
+def mask_problem(evidence, case):
+    """Korean: why layer 0's self-attention got no mask — what its own calls show first (the layer's wiring), then
+    the whole stack's calls — or None."""
+    found, expected = evidence.trace(case).get("calls") or [], evidence.reference(case).get("calls") or []
+    bug = _origin_problem(_first_layer(found, case), _first_layer(expected, case))
+    return BUGS[bug] if bug else calls_problem(evidence, case)
 
 
 def _mask_missing(evidence, case):
@@ -365,29 +389,63 @@ def _mask_missing(evidence, case):
                for call in evidence.trace(case).get("calls") or ())
 
 
+STAND_IN = ("Encoder의 검사는 채점기가 만든 EncoderLayer 대역으로 대신 채점합니다: 이 실수로는 EncoderLayer 검사의 "
+            "점수만 잃습니다.")
+LAYER_CASES = ("layer_module", "layer_eval")  # EncoderLayer's own visible cases
+
+
+def layer_faulty(evidence, cases):
+    """Whether the student's EncoderLayer fails one of its own `cases` (structure or output)."""
+    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
+    return any(judge(evidence).fraction < 1 for judge in judges)
+
+
+def layer_check(judge):
+    """An EncoderLayer check's judge that, when it fails, says Encoder is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def encoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):
+    """An Encoder check of `case` (`make(case)` its judge), judged on the case's twin built with the probe's
+    LayerDouble when the student's EncoderLayer fails one of `layer_cases`: one mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        return instead(evidence) if layer_faulty(evidence, layer_cases) else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), reads=(alone, *layer_cases), judge=judge,
+                 visible=visible)
+
+
 CHECKS = [
     Check(name="layer_structure", points=10, title="self_attn, feed_forward, sublayer.0–1 (SublayerConnection 두 개), size",
-          cases=("layer_module",), judge=structure_check("layer_module")),
-    Check(name="encoder_structure", points=10, title="layers.0–1은 따로 복사한 층, 마지막 norm",
-          cases=("encoder_module",), judge=structure_check("encoder_module")),
+          cases=("layer_module",), judge=layer_check(structure_check("layer_module"))),
+    encoder_check("encoder_structure", 10, "layers.0–1은 따로 복사한 층, 마지막 norm", "encoder_module", structure_check),
     Check(name="layer_forward", points=15, title="EncoderLayer: self-attention(mask) → 피드포워드, 각각 잔차 연결",
-          cases=("layer_eval",), judge=output_check("layer_eval")),
-    Check(name="encoder_forward", points=15, title="Encoder: 층을 차례로 지난 뒤 마지막 norm", cases=("encoder_eval",),
-          judge=output_check("encoder_eval")),
+          cases=("layer_eval",), judge=layer_check(output_check("layer_eval"))),
+    encoder_check("encoder_forward", 15, "Encoder: 층을 차례로 지난 뒤 마지막 norm", "encoder_eval", output_check),
     Check(name="pad_attention", points=10, title="0번 층 self-attention: padding 토큰의 가중치는 0", cases=("encoder_eval",),
           judge=pad_attention),
-    Check(name="encoder_train", points=10, title="train 모드 Encoder (시드 고정 시 기준과 같음)", cases=("encoder_train",),
-          judge=output_check("encoder_train")),
+    encoder_check("encoder_train", 10, "train 모드 Encoder (시드 고정 시 기준과 같음)", "encoder_train", output_check),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
     Check(name="hidden_layer", points=10, title="다른 크기와 padding의 EncoderLayer", cases=("hidden_layer",),
           judge=output_check("hidden_layer"), visible=False),
-    Check(name="hidden_encoder", points=10, title="다른 크기와 층 수의 Encoder", cases=("hidden_encoder",),
-          judge=output_check("hidden_encoder"), visible=False),
-    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Encoder", cases=("hidden_train",),
-          judge=output_check("hidden_train"), visible=False),
+    encoder_check("hidden_encoder", 10, "다른 크기와 층 수의 Encoder", "hidden_encoder", output_check,
+                  (*LAYER_CASES, "hidden_layer"), visible=False),
+    encoder_check("hidden_train", 10, "다른 입력의 train 모드 Encoder", "hidden_train", output_check,
+                  (*LAYER_CASES, "hidden_layer"), visible=False),
 ]
 ### END HIDDEN TESTS
 

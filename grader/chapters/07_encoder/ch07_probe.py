@@ -38,6 +38,10 @@ class Case:
     lengths: tuple = (5, 3)  # tokens per sentence; the rest of each row is padding
     length: int = 5
     train: bool = False
+    layer: str = "student"  # Encoder: "student" (its EncoderLayer) | "stand_in" (the probe's LayerDouble)
+
+
+ALONE = "(EncoderLayer 대신 채점기의 대역)"
 
 
 CASES = {
@@ -52,6 +56,13 @@ CASES = {
                          seed=704, h=4, lengths=(4, 6), length=6),
     "encoder_train": Case(visible=True, text="Encoder(layer, 2), train 모드 dropout=0.3 입력 (2, 5, 16)과 padding mask "
                           "(torch.manual_seed로 고정)", seed=705, dropout=0.3, lengths=(5, 3), train=True),
+    # Each Encoder case again with the probe's LayerDouble as the layer: judged instead when EncoderLayer fails its own
+    "encoder_module_alone": Case(visible=True, text=f"Encoder(layer, 2)의 구조 {ALONE}", kind="module", seed=702,
+                                 dropout=0.2, layer="stand_in"),
+    "encoder_eval_alone": Case(visible=True, text=f"Encoder(layer, 2), eval 모드 입력 (2, 6, 16)과 padding mask {ALONE}",
+                               seed=704, h=4, lengths=(4, 6), length=6, layer="stand_in"),
+    "encoder_train_alone": Case(visible=True, text=f"Encoder(layer, 2), train 모드 dropout=0.3 입력 (2, 5, 16) {ALONE}",
+                                seed=705, dropout=0.3, lengths=(5, 3), train=True, layer="stand_in"),
     ### BEGIN HIDDEN TESTS
     "hidden_layer": Case(visible=False, text="숨겨진 EncoderLayer 입력 (다른 크기와 padding)", cls=LAYER, seed=877_101,
                          d_model=24, h=3, d_ff=40, lengths=(2, 7), length=7),
@@ -59,6 +70,11 @@ CASES = {
                            d_model=20, h=4, d_ff=24, n=3, lengths=(6, 1, 4), length=6),
     "hidden_train": Case(visible=False, text="숨겨진 train 모드 Encoder 입력", seed=877_303, d_model=12, h=2, d_ff=20,
                          n=3, dropout=0.25, lengths=(3, 4), length=4, train=True),
+    "hidden_encoder_alone": Case(visible=False, text=f"숨겨진 Encoder 입력 {ALONE}", seed=877_202, d_model=20, h=4,
+                                 d_ff=24, n=3, lengths=(6, 1, 4), length=6, layer="stand_in"),
+    "hidden_train_alone": Case(visible=False, text=f"숨겨진 train 모드 Encoder 입력 {ALONE}", seed=877_303, d_model=12,
+                               h=2, d_ff=20, n=3, dropout=0.25, lengths=(3, 4), length=4, train=True,
+                               layer="stand_in"),
     ### END HIDDEN TESTS
 }
 
@@ -91,9 +107,12 @@ def builder(namespace, case, built, inputs=None):
     `inputs` ({name: tensor}) its parts' calls are recorded (`module_calls`), the recorder kept after the module."""
 
     def make():
-        attn = namespace.MultiHeadedAttention(case.h, case.d_model, case.dropout)
-        feed_forward = namespace.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout)
-        module = namespace.EncoderLayer(case.d_model, attn, feed_forward, case.dropout)
+        if case.layer == "stand_in":
+            module = LayerDouble(case.d_model, case.dropout)
+        else:
+            attn = namespace.MultiHeadedAttention(case.h, case.d_model, case.dropout)
+            feed_forward = namespace.PositionwiseFeedForward(case.d_model, case.d_ff, case.dropout)
+            module = namespace.EncoderLayer(case.d_model, attn, feed_forward, case.dropout)
         if case.cls == ENCODER:
             module = namespace.Encoder(module, case.n)
         built.append(module)
@@ -102,6 +121,23 @@ def builder(namespace, case, built, inputs=None):
         return module
 
     return types.SimpleNamespace(**{case.cls: make})
+
+
+class LayerDouble(torch.nn.Module):
+    """The probe's stand-in for the student's EncoderLayer inside Encoder (the "_alone" cases): a `size` like the
+    original's and a layer of its own, not the chapter's (each position mixed with the mean of the real tokens, so a
+    mask that does not reach it shows), with a dropout that only train mode uses."""
+
+    def __init__(self, size, dropout):
+        super().__init__()
+        self.size = size
+        self.mix = torch.nn.Linear(size, size)
+        self.dropout = torch.nn.Dropout(dropout)
+
+    def forward(self, x, mask):
+        keep = mask.transpose(-2, -1).to(x.dtype)  # (batch, length, 1): 1 at real tokens
+        pooled = (x * keep).sum(-2, keepdim=True) / keep.sum(-2, keepdim=True)
+        return x + self.dropout(torch.tanh(self.mix(x + pooled)))
 
 
 def nested_attribute(module, path):
@@ -118,7 +154,7 @@ def nested_attribute(module, path):
 def run_case(namespace, name):
     """Run case `name` against the student's classes and describe what happened as plain data."""
     case = CASES[name]
-    needed = (*PARTS, LAYER) + ((ENCODER,) if case.cls == ENCODER else ())
+    needed = ((*PARTS, LAYER) if case.layer == "student" else ()) + ((ENCODER,) if case.cls == ENCODER else ())
     missing = next((cls for cls in needed if not callable(getattr(namespace, cls, None))), None)
     if missing:
         return {"error": {"type": "MissingFunction", "message": missing}}

@@ -47,10 +47,11 @@ def test_mask_not_passed_is_named_from_the_padding_columns():
 
 def test_padding_check_passes_when_only_the_lambda_is_wrong():
     """The lambda uses the outer x, the mask is passed: padding weights are 0, so "padding 토큰의 가중치는 0" passes, and
-    the output checks name the lambda by its own cause."""
+    EncoderLayer's output check names the lambda by its own cause, and the Encoder (judged with the probe's stand-in
+    layer) loses nothing for it."""
     results = {r.name: r for r in grade(CH07, CH07.fixture("lambda_outer_x"))}
-    assert results["pad_attention"].passed
-    assert load_chapter(CH07.id).bugs["lambda_ignores_argument"] in results["encoder_forward"].message
+    assert results["pad_attention"].passed and results["encoder_forward"].passed
+    assert load_chapter(CH07.id).bugs["lambda_ignores_argument"] in results["layer_forward"].message
 
 
 def test_the_probe_records_what_each_part_received():
