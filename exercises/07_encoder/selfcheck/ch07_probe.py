@@ -116,10 +116,10 @@ class LayerDouble(torch.nn.Module):
     original's and a layer of its own, not the chapter's (each position mixed with the mean of the real tokens, so a
     mask that does not reach it shows), with a dropout that only train mode uses."""
 
-    def __init__(self, size, dropout):
+    def __init__(self, features, dropout):
         super().__init__()
-        self.size = size
-        self.mix = torch.nn.Linear(size, size)
+        self.size = features
+        self.mix = torch.nn.Linear(features, features)
         self.dropout = torch.nn.Dropout(dropout)
 
     def forward(self, x, mask):
