@@ -247,19 +247,55 @@ def output_check(case):
     return whole(case, module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT))
 
 
+STAND_IN = ("Decoder의 검사는 채점기가 만든 DecoderLayer 대역으로 대신 채점합니다: 이 실수로는 DecoderLayer 검사의 "
+            "점수만 잃습니다.")
+LAYER_CASES = ("layer_module", "layer_eval", "same_length")  # DecoderLayer's own visible cases
+
+
+def layer_faulty(evidence, cases):
+    """Whether the student's DecoderLayer fails one of its own `cases` (structure or output)."""
+    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
+    return any(judge(evidence).fraction < 1 for judge in judges)
+
+
+def layer_check(judge):
+    """A DecoderLayer check's judge that, when it fails, says Decoder is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def decoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):
+    """A Decoder check of `case` (`make(case)` its judge), judged on the case's twin built with the probe's
+    LayerDouble when the student's DecoderLayer fails one of `layer_cases`: one mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        return instead(evidence) if layer_faulty(evidence, layer_cases) else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), reads=tuple(dict.fromkeys(
+        (alone, *layer_cases, *TIE_BREAK))), judge=judge, visible=visible)
+
+
 CHECKS = [
     Check(name="layer_structure", points=10, title="DecoderLayer의 이름과 모양: self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
-          cases=("layer_module",), judge=structure_check("layer_module")),
+          cases=("layer_module",), judge=layer_check(structure_check("layer_module"))),
     Check(name="layer_forward", points=15, title="DecoderLayer 출력 = 기준 (memory 길이 ≠ target 길이, 두 mask)",
-          cases=("layer_eval",), reads=TIE_BREAK, judge=output_check("layer_eval")),
+          cases=("layer_eval",), reads=TIE_BREAK, judge=layer_check(output_check("layer_eval"))),
     Check(name="same_length", points=10, title="memory 길이 = target 길이인 DecoderLayer 출력 = 기준 (mask나 query가 바뀌면 값이 달라짐)",
-          cases=("same_length",), judge=output_check("same_length")),
-    Check(name="decoder_structure", points=10, title="Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
-          cases=("decoder_module",), judge=structure_check("decoder_module")),
-    Check(name="decoder_forward", points=15, title="Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
-          cases=("decoder_eval",), reads=TIE_BREAK, judge=output_check("decoder_eval")),
-    Check(name="decoder_train", points=10, title="train 모드 Decoder 출력 = 기준 (시드 고정)",
-          cases=("decoder_train",), reads=TIE_BREAK, judge=output_check("decoder_train")),
+          cases=("same_length",), judge=layer_check(output_check("same_length"))),
+    decoder_check("decoder_structure", 10, "Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
+                  "decoder_module", structure_check),
+    decoder_check("decoder_forward", 15, "Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
+                  "decoder_eval", output_check),
+    decoder_check("decoder_train", 10, "train 모드 Decoder 출력 = 기준 (시드 고정)", "decoder_train", output_check),
 ]
 
 

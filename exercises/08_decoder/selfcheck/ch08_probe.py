@@ -39,6 +39,10 @@ class Case:
     src_lengths: tuple = (7, 4)  # memory length S = max; one entry per batch element
     tgt_lengths: tuple = (5, 3)  # target length T = max
     train: bool = False
+    layer: str = "student"  # Decoder: "student" (its DecoderLayer) | "stand_in" (the probe's LayerDouble)
+
+
+ALONE = "(DecoderLayer 대신 채점기의 대역)"
 
 
 CASES = {
@@ -55,6 +59,15 @@ CASES = {
     "decoder_train": Case(visible=True, text="Decoder(N=2), train 모드 dropout=0.3 (torch.manual_seed로 고정), "
                           "target 길이 5, memory 길이 4", kind="forward", cls=DECODER, seed=806, dropout=0.3,
                           src_lengths=(4, 2), tgt_lengths=(5, 5), train=True),
+    # Each Decoder case again with the probe's LayerDouble as the layer: judged instead when DecoderLayer fails its own
+    "decoder_module_alone": Case(visible=True, text=f"Decoder(layer, 2)의 구조 {ALONE}", kind="module", cls=DECODER,
+                                 seed=804, d_model=32, h=4, d_ff=64, layer="stand_in"),
+    "decoder_eval_alone": Case(visible=True, text=f"Decoder(N=2), eval 모드, target 길이 6, memory 길이 8 {ALONE}",
+                               kind="forward", cls=DECODER, seed=805, d_model=32, h=4, d_ff=64, src_lengths=(5, 8),
+                               tgt_lengths=(6, 4), layer="stand_in"),
+    "decoder_train_alone": Case(visible=True, text=f"Decoder(N=2), train 모드 dropout=0.3, target 길이 5, memory 길이 4 "
+                                f"{ALONE}", kind="forward", cls=DECODER, seed=806, dropout=0.3, src_lengths=(4, 2),
+                                tgt_lengths=(5, 5), train=True, layer="stand_in"),
 }
 
 
@@ -92,8 +105,31 @@ def parts(namespace, case):
             feed_forward(case.d_model, case.d_ff, case.dropout))
 
 
+class LayerDouble(torch.nn.Module):
+    """The probe's stand-in for the student's DecoderLayer inside Decoder (the "_alone" cases): a `size` like the
+    original's and a layer of its own, not the chapter's (each target position mixed with the mean of the positions its
+    tgt_mask lets it see and of the memory's real tokens), so a memory or mask that does not reach it shows; a dropout
+    that only train mode uses."""
+
+    def __init__(self, features, dropout):
+        super().__init__()
+        self.size = features
+        self.mix = torch.nn.Linear(features, features)
+        self.dropout = torch.nn.Dropout(dropout)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        keep = src_mask.transpose(-2, -1).to(x.dtype)  # (batch, S, 1): 1 at the memory's real tokens
+        source = (memory * keep).sum(-2, keepdim=True) / keep.sum(-2, keepdim=True)
+        seen = tgt_mask.to(x.dtype)  # (batch, T, T)
+        past = seen @ x / seen.sum(-1, keepdim=True).clamp(min=1)
+        return x + self.dropout(torch.tanh(self.mix(past + source)))
+
+
 def constructor(namespace, case):
     """(args, None) the case builds its class with (a Decoder's layer built here), or (None, an error trace)."""
+    if case.layer == "stand_in":
+        torch.manual_seed(case.seed)
+        return (LayerDouble(case.d_model, case.dropout), case.N), None
     try:
         layer_args = (case.d_model, *parts(namespace, case), case.dropout)
     except LookupError as missing:

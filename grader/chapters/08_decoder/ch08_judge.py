@@ -161,14 +161,27 @@ def decoder_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
     return _sublayer(spec, f"{prefix}sublayer.2.", x, lambda y: _feed_forward(spec, f"{prefix}feed_forward.", y))
 
 
+def double_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
+    """The probe's LayerDouble with the weights under `prefix` (the "_alone" cases' layer; `bug` is the Decoder's)."""
+    keep = src_mask.transpose(-2, -1).to(x.dtype)
+    source = (memory * keep).sum(-2, keepdim=True) / keep.sum(-2, keepdim=True)
+    seen = tgt_mask.to(x.dtype)
+    past = seen @ x / seen.sum(-1, keepdim=True).clamp(min=1)
+    return x + _dropout(spec, torch.tanh(_linear(spec, f"{prefix}mix", past + source, spec.d_model, spec.d_model)))
+
+
 def decoder(spec, inputs, bug="right", final_norm=True):
-    """A DecoderLayer case, or a Decoder of N such layers with (or without) its final norm."""
+    """A DecoderLayer case, or a Decoder of N such layers with (or without) its final norm; the layers are the probe's
+    LayerDouble on an "_alone" case."""
     if spec.cls == probe.LAYER:
         return decoder_layer(spec, "", *inputs, bug)
+    layer = double_layer if spec.layer == "stand_in" else decoder_layer
     x, rest = inputs[0], inputs[1:]
+    if bug == "decoder_masks_swapped":  # layer(x, memory, tgt_mask, src_mask): what masks_swapped is to the stand-in
+        rest = (rest[0], rest[2], rest[1])
     for index in range(1 if bug == "return_in_loop" else spec.N):
         given = inputs[0] if bug == "layers_not_chained" else x  # every layer on the decoder's own input
-        x = decoder_layer(spec, f"layers.{index}.", given, *rest, bug if bug in LAYER_BUGS else "right")
+        x = layer(spec, f"layers.{index}.", given, *rest, bug if bug in LAYER_BUGS else "right")
         x = _norm(spec, "norm.", x) if bug == "norm_every_layer" else x
     return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
 
@@ -181,10 +194,12 @@ def _label(*bugs):
 
 def _models(case):
     """(label, model) pairs for `case`, the solution's own way first."""
-    if probe.CASES[case].cls == probe.LAYER:
+    spec = probe.CASES[case]
+    if spec.cls == probe.LAYER:
         return [(label, (bug, True)) for bug, label in LAYER_BUGS.items()]
+    layer_bugs = {"right": None, "decoder_masks_swapped": "masks_swapped"} if spec.layer == "stand_in" else LAYER_BUGS
     return [(_label(label, None if norm else "final_norm"), (bug, norm))
-            for norm, (bug, label) in itertools.product((True, False), LAYER_BUGS.items())] + \
+            for norm, (bug, label) in itertools.product((True, False), layer_bugs.items())] + \
         [(bug, (bug, True)) for bug in DECODER_BUGS]
 
 
@@ -357,29 +372,65 @@ def output_check(case):
     return whole(case, module_judge.output_check(case, error_diagnosis, output_problem, SHARED_HINT, LIST_HINT))
 
 
+STAND_IN = ("Decoder의 검사는 채점기가 만든 DecoderLayer 대역으로 대신 채점합니다: 이 실수로는 DecoderLayer 검사의 "
+            "점수만 잃습니다.")
+LAYER_CASES = ("layer_module", "layer_eval", "same_length")  # DecoderLayer's own visible cases
+
+
+def layer_faulty(evidence, cases):
+    """Whether the student's DecoderLayer fails one of its own `cases` (structure or output)."""
+    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
+    return any(judge(evidence).fraction < 1 for judge in judges)
+
+
+def layer_check(judge):
+    """A DecoderLayer check's judge that, when it fails, says Decoder is judged with the probe's stand-in."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
+
+    return judged
+
+
+def decoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):
+    """A Decoder check of `case` (`make(case)` its judge), judged on the case's twin built with the probe's
+    LayerDouble when the student's DecoderLayer fails one of `layer_cases`: one mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        return instead(evidence) if layer_faulty(evidence, layer_cases) else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), reads=tuple(dict.fromkeys(
+        (alone, *layer_cases, *TIE_BREAK))), judge=judge, visible=visible)
+
+
 CHECKS = [
     Check(name="layer_structure", points=10, title="DecoderLayer의 이름과 모양: self_attn, src_attn, feed_forward, sublayer 세 개, self.size",
-          cases=("layer_module",), judge=structure_check("layer_module")),
+          cases=("layer_module",), judge=layer_check(structure_check("layer_module"))),
     Check(name="layer_forward", points=15, title="DecoderLayer 출력 = 기준 (memory 길이 ≠ target 길이, 두 mask)",
-          cases=("layer_eval",), reads=TIE_BREAK, judge=output_check("layer_eval")),
+          cases=("layer_eval",), reads=TIE_BREAK, judge=layer_check(output_check("layer_eval"))),
     Check(name="same_length", points=10, title="memory 길이 = target 길이인 DecoderLayer 출력 = 기준 (mask나 query가 바뀌면 값이 달라짐)",
-          cases=("same_length",), judge=output_check("same_length")),
-    Check(name="decoder_structure", points=10, title="Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
-          cases=("decoder_module",), judge=structure_check("decoder_module")),
-    Check(name="decoder_forward", points=15, title="Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
-          cases=("decoder_eval",), reads=TIE_BREAK, judge=output_check("decoder_eval")),
-    Check(name="decoder_train", points=10, title="train 모드 Decoder 출력 = 기준 (시드 고정)",
-          cases=("decoder_train",), reads=TIE_BREAK, judge=output_check("decoder_train")),
+          cases=("same_length",), judge=layer_check(output_check("same_length"))),
+    decoder_check("decoder_structure", 10, "Decoder의 이름과 모양: 깊은 복사 N개 층(nn.ModuleList)과 마지막 norm",
+                  "decoder_module", structure_check),
+    decoder_check("decoder_forward", 15, "Decoder(N=2) 출력 = 기준 (층마다 같은 memory와 mask, 마지막 norm)",
+                  "decoder_eval", output_check),
+    decoder_check("decoder_train", 10, "train 모드 Decoder 출력 = 기준 (시드 고정)", "decoder_train", output_check),
 ]
 
 ### BEGIN HIDDEN TESTS
 CHECKS += [
     Check(name="hidden_layer", points=10, title="다른 크기와 길이의 DecoderLayer 출력 = 기준", cases=("hidden_layer",),
           reads=TIE_BREAK, judge=output_check("hidden_layer"), visible=False),
-    Check(name="hidden_decoder", points=10, title="N=3, memory가 target보다 짧은 Decoder 출력 = 기준", cases=("hidden_decoder",),
-          reads=TIE_BREAK, judge=output_check("hidden_decoder"), visible=False),
-    Check(name="hidden_train", points=10, title="다른 입력의 train 모드 Decoder 출력 = 기준", cases=("hidden_train",),
-          reads=TIE_BREAK, judge=output_check("hidden_train"), visible=False),
+    decoder_check("hidden_decoder", 10, "N=3, memory가 target보다 짧은 Decoder 출력 = 기준", "hidden_decoder",
+                  output_check, (*LAYER_CASES, "hidden_layer"), visible=False),
+    decoder_check("hidden_train", 10, "다른 입력의 train 모드 Decoder 출력 = 기준", "hidden_train", output_check,
+                  (*LAYER_CASES, "hidden_layer"), visible=False),
 ]
 ### END HIDDEN TESTS
 
