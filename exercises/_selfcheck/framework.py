@@ -184,6 +184,21 @@ def each_case(judge_one):
     return judge
 
 
+def noting_stand_in(judge, note):
+    """`judge` of a unit another unit depends on: when it fails (not merely unwritten), its message ends with `note`,
+    which says the dependent unit is judged with the probe's stand-in for this one (one mistake, its own points)."""
+
+    def judged(evidence):
+        verdict = judge(evidence)
+        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
+                                        for case in evidence.cases):
+            return verdict
+        return Verdict(verdict.fraction, f"{verdict.message} {note}")
+
+    judged.__doc__ = judge.__doc__
+    return judged
+
+
 def judge(checks, probe, outcome, references, visible_only=False):
     """Judge one submission's outcome with every check; a broken outcome scores 0 everywhere."""
     selected = [check for check in checks if check.visible or not visible_only]

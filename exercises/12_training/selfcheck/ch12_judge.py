@@ -17,7 +17,7 @@ from . import messages
 from .calls import trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
-from .framework import Check, Finding, Verdict, each_case
+from .framework import Check, Finding, each_case, noting_stand_in
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(12)"),
@@ -300,15 +300,7 @@ LOSS = ("loss",)  # read by every run_epoch check: a failing SimpleLossCompute �
 
 def loss_check(judge):
     """A SimpleLossCompute check's judge that, when it fails, says run_epoch is judged with the probe's stand-in."""
-
-    def judged(evidence):
-        verdict = judge(evidence)
-        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
-                                        for case in evidence.cases):
-            return verdict
-        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
-
-    return judged
+    return noting_stand_in(judge, STAND_IN)
 
 
 def with_stand_in(judge):

@@ -16,7 +16,7 @@ from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
-from .framework import Check, Verdict
+from .framework import Check, Verdict, noting_stand_in
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -294,15 +294,7 @@ def norm_faulty(evidence, cases):
 
 def norm_check(judge):
     """A LayerNorm check's judge that, when it fails, says SublayerConnection is judged with the probe's stand-in."""
-
-    def judged(evidence):
-        verdict = judge(evidence)
-        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
-                                        for case in evidence.cases):
-            return verdict
-        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
-
-    return judged
+    return noting_stand_in(judge, STAND_IN)
 
 
 def sublayer_check(name, points, title, case, make, norm_cases=NORM_CASES, visible=True):

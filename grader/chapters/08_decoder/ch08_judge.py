@@ -22,7 +22,7 @@ from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import decode
 from .contract import Chapter, Picture
-from .framework import Check, Verdict
+from .framework import Check, Verdict, noting_stand_in
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -385,15 +385,7 @@ def layer_faulty(evidence, cases):
 
 def layer_check(judge):
     """A DecoderLayer check's judge that, when it fails, says Decoder is judged with the probe's stand-in."""
-
-    def judged(evidence):
-        verdict = judge(evidence)
-        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
-                                        for case in evidence.cases):
-            return verdict
-        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
-
-    return judged
+    return noting_stand_in(judge, STAND_IN)
 
 
 def decoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):

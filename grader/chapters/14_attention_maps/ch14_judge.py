@@ -18,7 +18,7 @@ from .bugmodels import BugModels, ModelCode
 from .calls import explain_error, trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
-from .framework import Check, Finding, Verdict, each_case, per_case
+from .framework import Check, Finding, each_case, noting_stand_in, per_case
 from .module_judge import same_output
 
 BUGS = {
@@ -416,15 +416,7 @@ def alone(evidence, case):
 
 def map_check(judge):
     """An attn_map check's judge that, when the heatmap's data fail, says visualize_layer is judged with a stand-in."""
-
-    def judged(evidence):
-        verdict = judge(evidence)
-        if verdict.fraction >= 1 or any(evidence.trace(case).get("error", {}).get("type") == "NotImplementedError"
-                                        for case in evidence.cases):
-            return verdict
-        return Verdict(verdict.fraction, f"{verdict.message} {STAND_IN}")
-
-    return judged
+    return noting_stand_in(judge, STAND_IN)
 
 
 def drawing_problem(evidence, case):
