@@ -198,6 +198,21 @@ def noting_stand_in(judge, note):
     return judged
 
 
+def twin_check(name, points, title, case, make, depends_on, judge_of, reads=(), visible=True):
+    """A Check of `case` (`make(case)` its judge) for a unit that uses another unit of the chapter: judged on the
+    case's "<case>_alone" twin, which the probe built around its own stand-in for the other unit, when that unit fails
+    one of its own `depends_on` cases (`judge_of(dependency)` judges one). One mistake costs its own unit."""
+    alone = f"{case}_alone"
+    own, instead = make(case), make(alone)
+
+    def judge(evidence):
+        faulty = any(judge_of(dependency)(evidence).fraction < 1 for dependency in depends_on)
+        return instead(evidence) if faulty else own(evidence)
+
+    return Check(name=name, points=points, title=title, cases=(case,), judge=judge, visible=visible,
+                 reads=tuple(dict.fromkeys((alone, *depends_on, *reads))))
+
+
 def judge(checks, probe, outcome, references, visible_only=False):
     """Judge one submission's outcome with every check; a broken outcome scores 0 everywhere."""
     selected = [check for check in checks if check.visible or not visible_only]

@@ -17,7 +17,7 @@ from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .contract import Chapter
-from .framework import Check, Verdict, noting_stand_in
+from .framework import Check, Verdict, noting_stand_in, twin_check
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -151,28 +151,20 @@ STAND_IN = ("SublayerConnection의 검사는 채점기가 만든 LayerNorm 대�
 NORM_CASES = ("ln_module", "ln_fresh", "ln_seeded", "ln_eps", "ln_default_eps")  # LayerNorm's own visible cases
 
 
-def norm_faulty(evidence, cases):
-    """Whether the student's LayerNorm fails one of its own `cases` (structure or output)."""
-    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
-    return any(judge(evidence).fraction < 1 for judge in judges)
-
-
 def norm_check(judge):
     """A LayerNorm check's judge that, when it fails, says SublayerConnection is judged with the probe's stand-in."""
     return noting_stand_in(judge, STAND_IN)
 
 
+def own_judge(case):
+    """The judge of one of LayerNorm's own cases: its structure or its output."""
+    return structure_check(case) if probe.CASES[case].kind == "module" else output_check(case)
+
+
 def sublayer_check(name, points, title, case, make, norm_cases=NORM_CASES, visible=True):
-    """A SublayerConnection check of `case` (`make(case)` its judge), judged on the case's twin run with the probe's
-    NormDouble when the student's LayerNorm fails one of `norm_cases`: one mistake costs its own unit."""
-    alone = f"{case}_alone"
-    own, instead = make(case), make(alone)
-
-    def judge(evidence):
-        return instead(evidence) if norm_faulty(evidence, norm_cases) else own(evidence)
-
-    return Check(name=name, points=points, title=title, cases=(case,), reads=(alone, *norm_cases), judge=judge,
-                 visible=visible)
+    """A SublayerConnection check of `case`, judged on the case's twin built with the probe's NormDouble when the
+    student's LayerNorm fails one of `norm_cases`."""
+    return twin_check(name, points, title, case, make, norm_cases, own_judge, visible=visible)
 
 
 CHECKS = [

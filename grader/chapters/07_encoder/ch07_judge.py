@@ -20,7 +20,7 @@ from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
 from .compare import decode
 from .contract import Chapter, Picture
-from .framework import Check, Verdict, noting_stand_in
+from .framework import Check, Verdict, noting_stand_in, twin_check
 from .module_judge import same_output, seeded
 
 BUGS = {
@@ -394,10 +394,9 @@ STAND_IN = ("Encoder의 검사는 채점기가 만든 EncoderLayer 대역으로 
 LAYER_CASES = ("layer_module", "layer_eval")  # EncoderLayer's own visible cases
 
 
-def layer_faulty(evidence, cases):
-    """Whether the student's EncoderLayer fails one of its own `cases` (structure or output)."""
-    judges = [structure_check(case) if probe.CASES[case].kind == "module" else output_check(case) for case in cases]
-    return any(judge(evidence).fraction < 1 for judge in judges)
+def own_judge(case):
+    """The judge of one of EncoderLayer's own cases: its structure or its output."""
+    return structure_check(case) if probe.CASES[case].kind == "module" else output_check(case)
 
 
 def layer_check(judge):
@@ -406,16 +405,9 @@ def layer_check(judge):
 
 
 def encoder_check(name, points, title, case, make, layer_cases=LAYER_CASES, visible=True):
-    """An Encoder check of `case` (`make(case)` its judge), judged on the case's twin built with the probe's
-    LayerDouble when the student's EncoderLayer fails one of `layer_cases`: one mistake costs its own unit."""
-    alone = f"{case}_alone"
-    own, instead = make(case), make(alone)
-
-    def judge(evidence):
-        return instead(evidence) if layer_faulty(evidence, layer_cases) else own(evidence)
-
-    return Check(name=name, points=points, title=title, cases=(case,), reads=(alone, *layer_cases), judge=judge,
-                 visible=visible)
+    """A Encoder check of `case`, judged on the case's twin built with the probe's LayerDouble when the student's
+    EncoderLayer fails one of `layer_cases`."""
+    return twin_check(name, points, title, case, make, layer_cases, own_judge, visible=visible)
 
 
 CHECKS = [
