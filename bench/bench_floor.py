@@ -6,9 +6,11 @@
     .venv/bin/python bench/bench_floor.py --rounds 3         # a shared machine: the best of three rounds, loads shown
 
 Floor: what the chapter's solution itself needs to run every case in a plain warm interpreter — no sandbox, no
-fork, no judging: a fresh `python` imports torch (the chapter's thread budget, as the sandbox worker sets it), the
-chapter's probe and `execute`, runs `execute(solution, probe, every case)` twice to warm up, then `--repeat` more
-times; the floor is the fastest of those (load only adds time).
+fork, no guard, no JSON, no judging: a fresh `python` imports torch (the chapter's thread budget, as the sandbox
+worker sets it) and the chapter's probe, loads the solution as a module and runs the probe on every case, twice to
+warm up, then `--repeat` more times; the floor is the fastest of those (load only adds time). Until 2026-12-03 the
+floor was a run of `execute`, which also binds the probe (`guard.bind`, about 13 ms, paid once per sandbox worker,
+not per submission): floors measured before then are too high by that much.
 
 Marginal: `python -m grader grade NN` of N submissions with `--jobs 1`, timed from its per-submission progress
 lines on stderr: (time of the last result − time of the first) / (N − 1). The start of the batch is not in it
@@ -43,27 +45,46 @@ def floor_seconds(number, repeat):
 
 def _measure_floor(number, repeat):
     """(in the --floor-only process) print the fastest run time of the solution over every case."""
+    from grader import chapters
+
+    source = (ROOT / "solutions" / chapters.find(number).id / "transformer.py").read_text(encoding="utf-8")
+    print(solution_seconds(number, source, repeat))
+
+
+def solution_seconds(number, source, repeat):
+    """The fastest of `repeat` warm runs (after two more) of `source` loaded as a module and the chapter's probe run
+    on every case, in this process: what grading cannot do without. Not the guard (`execute` binds the probe and
+    compares it afterwards, which the sandbox pays partly once per worker), no fork, no JSON, no judging."""
     import torch
 
-    from grader import chapters
     from grader.checks import chapter, probe_module_name
-    from grader.checks.execute import execute
+    from grader.checks.loading import given_code, module_from_source
 
     contract = chapter(number)
+    threads = torch.get_num_threads()
     torch.set_num_threads(int(contract.budget.threads))
-    torch.set_num_interop_threads(1)
+    try:
+        torch.set_num_interop_threads(1)  # as the sandbox worker does; only possible before any parallel work
+    except RuntimeError:
+        pass
     probe = importlib.import_module(probe_module_name(number))
     cases = contract.probe.case_names()
-    source = (ROOT / "solutions" / chapters.find(number).id / "transformer.py").read_text(encoding="utf-8")
+
+    def run_every_case():
+        module = module_from_source(source, notes=[])
+        with given_code(probe):
+            return {name: probe.run_case(module, name) for name in cases}
+
     times = []
     for index in range(2 + repeat):
         started = time.perf_counter()
-        outcome = execute(source, probe, cases)
+        traces = run_every_case()
         if index >= 2:
             times.append(time.perf_counter() - started)
-    if "traces" not in outcome or any("error" in trace for trace in outcome["traces"].values()):
-        raise SystemExit(f"the solution of chapter {number} did not run every case: {json.dumps(outcome)[:500]}")
-    print(min(times))  # the floor: the fastest run (load only ever adds time)
+    torch.set_num_threads(threads)
+    if any("error" in trace for trace in traces.values()):
+        raise SystemExit(f"the solution of chapter {number} did not run every case: {json.dumps(traces)[:500]}")
+    return min(times)  # the floor: the fastest run (load only ever adds time)
 
 
 def marginal_seconds(number, files, out):

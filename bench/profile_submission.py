@@ -21,7 +21,6 @@ submission first warms the pool; then, per submission, the mean of:
 Beside it, the floor (the solution's `execute` over every case, warm, in this process). Not a test.
 """
 import argparse
-import importlib
 import shutil
 import sys
 import tempfile
@@ -33,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_chapters import mix  # noqa: E402
+from bench.bench_floor import solution_seconds  # noqa: E402
 
 
 class Timers:
@@ -57,27 +57,6 @@ class Timers:
                     self.calls[phase] += 1
 
         setattr(owner, name, timed)
-
-
-def floor_seconds(number, source, repeat=10):
-    """The fastest of `repeat` warm runs of `execute(source, probe, every case)` in this process."""
-    import torch
-
-    from grader.checks import chapter, probe_module_name
-    from grader.checks.execute import execute
-
-    contract = chapter(number)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(int(contract.budget.threads))
-    probe = importlib.import_module(probe_module_name(number))
-    cases = contract.probe.case_names()
-    times = []
-    for index in range(2 + repeat):
-        started = time.perf_counter()
-        execute(source, probe, cases)
-        times.append(time.perf_counter() - started)
-    torch.set_num_threads(threads)
-    return min(times[2:])
 
 
 def main():
@@ -143,7 +122,7 @@ def main():
             wall = time.perf_counter() - wall
             timers.on = False
             ids = [submission.submission_id for submission in rest]
-    floor = floor_seconds(args.chapter, sources[0].read_text(encoding="utf-8"))
+    floor = solution_seconds(args.chapter, sources[0].read_text(encoding="utf-8"), repeat=10)
     count = len(ids)
     mean = {phase: timers.total[phase] / count for phase in timers.total}
     mean["send"] = mean.get("send", 0.0) - mean.get("enter", 0.0)

@@ -13,6 +13,7 @@ from .loading import given_code, module_from_source
 from .tensors import describe_exception
 
 _PREPARED = []  # at most one (probe, its private copy, Bound) from `prepare`; a list, so taking it rebinds no global
+_SPENT = []  # what `execute` took from _PREPARED, kept alive (see `execute`)
 
 
 def prepare(probe):
@@ -27,6 +28,10 @@ def execute(source, probe, case_names):
     """Load `source` as a module, run `probe.run_case` for each case; return a plain-data dict
     (`notes`: the IPython commands that were skipped, when there were any; `tampered`: evidence, when any)."""
     prepared = _PREPARED.pop() if _PREPARED else None
+    if prepared is not None:
+        # Never freed: in a forked child, freeing the Bound would write the reference counts of the thousands of
+        # objects it holds, all on pages shared with the worker (measured: 4.4 ms of chapter 01's child).
+        _SPENT.append(prepared)
     if prepared is not None and prepared[0] is probe:
         _, probe, bound = prepared
     else:

@@ -42,8 +42,12 @@ def _encode_tensor(tensor):
     if detached.numel() > MAX_ELEMENTS or detached.is_complex():
         description["data"] = None
         return description
-    flat = detached.reshape(-1).to(torch.float64) if detached.is_floating_point() else detached.reshape(-1)
-    description["data"] = [_plain_number(x) for x in flat.tolist()]
+    floating = detached.is_floating_point() or detached.dtype is torch.bool  # booleans are described as 0.0 and 1.0
+    flat = detached.reshape(-1).to(torch.float64) if floating else detached.reshape(-1)
+    values = flat.tolist()
+    if floating and not bool(torch.isfinite(flat).all()):
+        values = [_plain_number(x) for x in values]
+    description["data"] = values
     return description
 
 

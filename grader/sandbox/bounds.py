@@ -8,6 +8,7 @@ import json
 
 from . import status
 from .capture import Tail
+from .packing import unpack
 from .protocol import MAC_BYTES, RESULT_PREFIX, signed
 
 MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
@@ -78,6 +79,7 @@ class Watch:
         self.result_too_big = False
         self.result_invalid = False  # a signed frame whose payload is not a bounded plain-data result
         self.forged = None  # why the result bytes are not one frame signed with `key` ("mac", "extra", "incomplete")
+        self._verified = None  # (length of the result bytes checked, whether they were signed)
 
     def feed(self, stream, chunk):
         """Record `chunk` read from "stdout", "stderr" or "result"."""
@@ -108,11 +110,18 @@ class Watch:
             self.forged = "incomplete" if exited else None
         elif size > end:
             self.forged, size = "extra", size - end
-        elif not signed(self.key, bytes(self.result)):
+        elif not self._signed():
             self.forged = "mac"
         if self.forged is None:
             return None
         return FORGED_NOTE.format(detail=_FORGED_DETAILS[self.forged].format(size=size))
+
+    def _signed(self):
+        """Whether the result bytes are one frame signed with the key (computed once: `forgery` asks, then
+        `decoded_result`; nothing is fed after the child is dead)."""
+        if self._verified is None or self._verified[0] != len(self.result):
+            self._verified = len(self.result), signed(self.key, bytes(self.result))
+        return self._verified[1]
 
     def decoded_result(self):
         """The child's result if it sent one complete frame signed with the key, holding a well-formed result:
@@ -120,7 +129,7 @@ class Watch:
         nothing = None, b"null"
         if self.result_too_big or self.forged or len(self.result) < RESULT_PREFIX.size + MAC_BYTES:
             return nothing
-        if not signed(self.key, bytes(self.result)):
+        if not self._signed():
             return nothing
         (length,) = RESULT_PREFIX.unpack_from(self.result)
         raw = bytes(self.result[RESULT_PREFIX.size:-MAC_BYTES])
@@ -129,7 +138,7 @@ class Watch:
             return nothing
         try:
             value = json.loads(raw)
-            checked = bounded(value)
+            checked = unpack(bounded(value), restore=False)
         except (ValueError, RecursionError, MemoryError):  # BadResult, bad UTF-8 and bad JSON are ValueErrors
             self.result_invalid = True
             return nothing
@@ -143,11 +152,12 @@ class Watch:
 
 
 def decode_answer(line):
-    """A worker's stdout line as a dict, its result checked as bounded plain data; None if it is anything else."""
+    """A worker's stdout line as a dict, its result checked as bounded plain data with its tensor values unpacked;
+    None if it is anything else."""
     try:
         message = json.loads(line)
         if isinstance(message, dict) and message.get("result") is not None:
-            message["result"] = bounded(message["result"])  # the runner checked it; a forged line is refused
+            message["result"] = unpack(bounded(message["result"]))  # the runner checked it; a forged line is refused
     except (ValueError, RecursionError, MemoryError):
         return None
     return message if isinstance(message, dict) else None

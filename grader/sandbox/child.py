@@ -18,6 +18,7 @@ import signal
 import sys
 import tempfile
 
+from .packing import pack as pack_values
 from .processes import set_no_new_privileges
 from .protocol import RESULT_PREFIX, _hmac_digest, write_all
 
@@ -39,10 +40,12 @@ _FALLBACK_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _sealer(key, encoder=_ENCODER, fallback=_FALLBACK_ENCODE, length=len, pack=RESULT_PREFIX.pack,
-            digest=_hmac_digest, write=write_all):
+            digest=_hmac_digest, write=write_all, pack_values=pack_values):
     """A function that sends a result as the job's one signed frame, its helpers bound now (before student code):
-    compact JSON with NaN and infinities allowed (the runner reads them back), in `protocol.result_frame`'s format."""
+    its long number lists packed as bytes (`packing.pack`), then compact JSON with NaN and infinities allowed (the
+    runner reads them back), in `protocol.result_frame`'s format."""
     def seal(value):
+        value = pack_values(value)
         payload = ("".join(encoder(value, 0)) if encoder else fallback(value)).encode("utf-8")
         head = pack(length(payload)) + payload
         write(RESULT_FD, head + digest(key, head, "sha256"))

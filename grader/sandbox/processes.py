@@ -133,6 +133,8 @@ def _until_gone(kill, survivors, timeout):
 def clear_namespace(timeout=5.0):
     """Inside a private pid namespace: kill all but pid 1 and ourselves, and wait until they are gone."""
     me = os.getpid()
+    if _none_to_signal():
+        return []
     return _until_gone(kill_everything_else, lambda: [pid for pid in process_table() if pid not in (1, me)], timeout)
 
 
@@ -176,7 +178,21 @@ def processes_of(uid, exclude=()):
 def clear_uid(timeout=5.0):
     """Kill every other process of our own uid (kill(-1) reaches exactly those) and wait until they are gone."""
     me, uid = os.getpid(), os.getuid()
+    if _none_to_signal():
+        return []
     return _until_gone(kill_everything_else, lambda: processes_of(uid, (me, 1)), timeout)
+
+
+def _none_to_signal():
+    """Whether kill(-1) reaches no process at all (not even a zombie): then there is nothing to kill or wait for, and
+    no need to read every process's /proc entry (about 1.6 ms a walk)."""
+    try:
+        os.kill(-1, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return False
 
 
 def kill_uid(uid, timeout=5.0, rounds=100):
