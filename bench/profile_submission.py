@@ -18,7 +18,7 @@ submission first warms the pool; then, per submission, the mean of:
 - `gap`: what is left of the wall time per submission (the pool's turn-around: polling, waiting for the worker
   to fork its next runner, accounting).
 
-Beside it, the floor (the solution's `execute` over every case, warm, in this process). Not a test.
+Beside it, the floor (`bench_floor.solution_seconds`: the solution over every case, warm, in this process). Not a test.
 """
 import argparse
 import shutil

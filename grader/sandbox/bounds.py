@@ -8,7 +8,7 @@ import json
 
 from . import status
 from .capture import Tail
-from .packing import unpack
+from . import packing
 from .protocol import MAC_BYTES, RESULT_PREFIX, signed
 
 MAX_RESULT_DEPTH = 48  # honest results nest < 16 deep; far below what json and the judge can recurse through
@@ -19,26 +19,49 @@ class BadResult(ValueError):
     """A result that decodes but is not bounded plain data (too deep, too many values, odd types)."""
 
 
-def bounded(value):
-    """Check `value` iteratively (never recursing) for depth and size; return it with lone surrogates in its strings
-    replaced (they cannot be written as UTF-8), re-built only when there were any. Raise BadResult otherwise."""
-    stack, nodes, dirty = [(value, 1)], 0, False
+def bounded(value, restore=False):
+    """Check `value` iteratively (never recursing) for depth and size, and its packed number lists (`packing.py`);
+    return it with lone surrogates in its strings replaced (they cannot be written as UTF-8), re-built only when there
+    were any, and with `restore` its packed lists put back in place. Raise BadResult otherwise."""
+    stack, nodes, dirty = [(value, 1)], 1, False
     while stack:
         item, depth = stack.pop()
-        nodes += 1
         if depth > MAX_RESULT_DEPTH or nodes > MAX_RESULT_NODES:
             raise BadResult("result too deep or too large")
         if isinstance(item, dict):
-            for key, inner in item.items():
-                dirty = dirty or not _clean_text(key)
-                stack.append((inner, depth + 1))
+            dirty = dirty or not all(map(_clean_text, item))
+            pairs = item.items()
         elif isinstance(item, list):
-            stack.extend((inner, depth + 1) for inner in item)
-        elif isinstance(item, str):
-            dirty = dirty or not _clean_text(item)
-        elif item is not None and not isinstance(item, (bool, int, float)):
-            raise BadResult(f"not plain data: {type(item).__name__}")
+            pairs = enumerate(item)
+        else:
+            dirty = dirty or (isinstance(item, str) and not _clean_text(item))
+            _check_scalar(item)
+            continue
+        nodes += len(item)
+        for key, inner in pairs:
+            kind = type(inner)
+            if kind is dict and len(inner) == 1 and next(iter(inner)) in packing.TYPECODES:
+                numbers = packing.numbers(inner)  # BadPacking is a ValueError
+                nodes += len(numbers)
+                if restore:
+                    item[key] = numbers.tolist()
+            elif kind is dict or kind is list:
+                stack.append((inner, depth + 1))
+            elif kind is str:
+                dirty = dirty or not _clean_text(inner)
+            elif kind not in _SCALARS:
+                stack.append((inner, depth + 1))  # a subclass, or not plain data: judged on its own
+    if nodes > MAX_RESULT_NODES:
+        raise BadResult("result too deep or too large")
     return _scrubbed(value) if dirty else value
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _check_scalar(item):
+    if item is not None and not isinstance(item, (str, bool, int, float)):
+        raise BadResult(f"not plain data: {type(item).__name__}")
 
 
 def _clean_text(text):
@@ -138,7 +161,7 @@ class Watch:
             return nothing
         try:
             value = json.loads(raw)
-            checked = unpack(bounded(value), restore=False)
+            checked = bounded(value)
         except (ValueError, RecursionError, MemoryError):  # BadResult, bad UTF-8 and bad JSON are ValueErrors
             self.result_invalid = True
             return nothing
@@ -157,7 +180,7 @@ def decode_answer(line):
     try:
         message = json.loads(line)
         if isinstance(message, dict) and message.get("result") is not None:
-            message["result"] = unpack(bounded(message["result"]))  # the runner checked it; a forged line is refused
+            message["result"] = bounded(message["result"], restore=True)  # the runner checked it; a forged line is refused
     except (ValueError, RecursionError, MemoryError):
         return None
     return message if isinstance(message, dict) else None

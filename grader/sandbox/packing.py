@@ -8,9 +8,9 @@ same values, at a fraction of the cost of writing, checking and parsing every nu
 mixed lists, integers beyond int64) travels as it is.
 
 The child packs (`pack`, its last step, bound before the student's code like the rest of the sealer), the runner
-checks every packed value (`unpack(..., restore=False)`: base64 of whole 8-byte numbers, or the result is invalid),
-and the pool puts the lists back (`unpack`). The bytes are in the machine's own order: the child, its runner and the
-pool always share one machine.
+checks every packed value (`bounds.bounded`: base64 of whole 8-byte numbers, or the result is invalid), and the pool
+puts the lists back (`bounds.bounded(..., restore=True)`, in the same walk). The bytes are in the machine's own
+order: the child, its runner and the pool always share one machine.
 """
 import binascii
 from array import array
@@ -45,24 +45,7 @@ def pack(outcome, array=array, b2a=binascii.b2a_base64, key_of=_KEY_OF.get, list
     return outcome
 
 
-def unpack(result, restore=True):
-    """Check every packed value in `result` (bounded plain data) and, with `restore`, put its list back in place;
-    return `result`. Raise BadPacking for a packed value that is not base64 of whole 8-byte numbers."""
-    stack = [result]
-    while stack:
-        item = stack.pop()
-        pairs = item.items() if isinstance(item, dict) else enumerate(item)
-        for index, value in list(pairs):
-            if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in TYPECODES:
-                numbers = _numbers(value)
-                if restore:
-                    item[index] = numbers.tolist()
-            elif isinstance(value, (dict, list)):
-                stack.append(value)
-    return result
-
-
-def _numbers(packed):
+def numbers(packed):
     """The array of numbers one packed value holds."""
     (key, text), = packed.items()
     if not isinstance(text, str):

@@ -13,7 +13,7 @@ from grader.checks import chapter, probe_module_name
 from grader.checks.execute import execute
 from grader.sandbox import bounds, protocol
 from grader.sandbox.limits import Limits
-from grader.sandbox.packing import SHORTEST, BadPacking, pack, unpack
+from grader.sandbox.packing import SHORTEST, BadPacking, pack
 from tests.conftest import ROOT
 
 
@@ -54,7 +54,7 @@ def test_what_is_packed_and_what_is_not():
     assert set(packed["a"]) == {"packed_f8"} and set(packed["b"]) == {"packed_i8"}
     assert packed["c"] == value["c"] and packed["d"] == value["d"] and packed["e"] == value["e"]
     assert packed["f"] == value["f"] and set(packed["g"][0]) == {"packed_f8"}
-    restored = unpack(packed)
+    restored = bounds.bounded(packed, restore=True)
     assert restored["a"][:SHORTEST] == floats[:SHORTEST] and math.isnan(restored["a"][SHORTEST])
     assert restored["a"][SHORTEST + 1:] == floats[SHORTEST + 1:] and math.copysign(1, restored["a"][-1]) == -1
     assert restored["b"] == value["b"] and restored["g"] == value["g"]
@@ -66,7 +66,7 @@ def test_a_broken_packed_value_is_an_invalid_result(packed):
     """The runner refuses a signed result holding a packed value that is not base64 of whole 8-byte numbers (the
     result is invalid: that submission's own status), and the pool refuses such a line."""
     with pytest.raises(BadPacking):
-        unpack({"x": packed}, restore=False)
+        bounds.bounded({"x": packed})
     key = os.urandom(32)
     watch = bounds.Watch(Limits(), key)
     payload = json.dumps({"traces": {"case": {"result": packed}}}).encode()
