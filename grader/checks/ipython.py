@@ -7,6 +7,8 @@ Jupyter runs `files = !ls` or an indented `%timeit f(x)` because IPython rewrite
 """
 # Cell magics whose body is ordinary Python that defines things: the body runs, only the magic is skipped.
 RUN_BODY = {"time", "timeit", "capture", "prun"}
+# Line magics that run their line in the notebook's namespace (`%time x = f()` defines x); `%timeit` does not.
+RUN_LINE = {"time", "prun"}
 
 
 class IPythonMissing(Exception):
@@ -43,7 +45,10 @@ class SkippingShell:
             self.notes.append(note)
 
     def run_line_magic(self, name, line, _stack_depth=1):
-        self._skip(f"%{name.lstrip('%')} {line}")
+        name = name.lstrip("%")
+        self._skip(f"%{name} {line}", body_runs=name in RUN_LINE)
+        if name in RUN_LINE:
+            exec(compile(line, f"<%{name}>", "exec"), self.user_ns)  # `%time x = f()` defines x, as in Jupyter
 
     def run_cell_magic(self, name, line, cell):
         self._skip(f"%%{name} {line}", body_runs=name in RUN_BODY)

@@ -17,7 +17,7 @@ import sys
 import types
 from pathlib import Path
 
-from . import ipython
+from . import colab, ipython
 
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
 PY_FILE = "transformer.py"
@@ -127,11 +127,14 @@ def units(source):
 def module_from_source(source, name="submission", notes=None):
     """Execute `source` (cell by cell for a notebook) as a fresh module named `name` and return it.
 
-    Exceptions propagate. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`.
+    Exceptions propagate. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and so do the calls
+    of Colab's own functions where `google.colab` does not exist (`colab.install`).
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
-    shell = ipython.SkippingShell(module.__dict__, notes if notes is not None else [])
+    notes = notes if notes is not None else []
+    colab.install(notes)
+    shell = ipython.SkippingShell(module.__dict__, notes)
     module.get_ipython = lambda: shell
     for filename, code in units(source):
         linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)

@@ -7,6 +7,7 @@ import copy
 import json
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -305,3 +306,51 @@ def test_a_timed_cell_still_defines_its_functions(tmp_path):
     checked, notes = in_process.check("01_attention", path)
     assert not checked[0].passed and "my_scores" in checked[0].message
     assert notes == ["`%%writefile scratch.py`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]
+
+
+def test_a_timed_line_defines_its_names(tmp_path):
+    """`%time name = value` assigns in the notebook's namespace as in Jupyter (noted, the line runs); `%timeit` does
+    not (Jupyter runs it in a scope of its own)."""
+    helper = CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "").replace("def my_scores", "def _scores")
+    helper += "\n%time my_scores = _scores\n%timeit unused = _scores\n"
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = in_process.check("01_attention", path)
+    assert all(r.passed for r in checked), [r.message for r in checked if not r.passed][:1]
+    assert notes == ["`%time my_scores = _scores`: IPython 명령은 채점과 자가 점검에서 명령만 건너뛰고 셀의 코드는 실행합니다 "
+                     "(점수에는 영향이 없습니다).",
+                     "`%timeit unused = _scores`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]
+
+
+COLAB_CELL = "from google.colab import drive, files\ndrive.mount('/content/drive')\nfrom google.colab.patches import cv2_imshow\n"
+COLAB_NOTE = ("`drive.mount('/content/drive')`: Colab 전용 기능(google.colab)은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 "
+              "(점수에는 영향이 없습니다).")
+
+
+def test_a_colab_notebook_scores_as_it_does_on_colab(tmp_path):
+    """A notebook written on Colab (`from google.colab import drive`, `drive.mount(...)` above the answer) passes its
+    check cells there; outside Colab the same notebook scores the same, in the self-check and in the grading sandbox,
+    with each Colab call noted instead of run."""
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, COLAB_CELL + CH01_HELPER)
+    checked, notes = in_process.check("01_attention", path)
+    assert all(r.passed for r in checked), [r.message for r in checked if not r.passed][:1]
+    assert notes[0] == COLAB_NOTE
+    out = tmp_path / "graded"
+    done = subprocess.run([PYTHON, "-m", "grader", "grade", "01", str(path), "--out", str(out), "--no-feedback"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    graded = json.loads((out / "results" / "01_attention.json").read_text(encoding="utf-8"))
+    assert graded["score"] == graded["max_score"] and graded["notes"][0] == COLAB_NOTE
+
+
+def test_the_real_colab_module_wins_where_it_exists(tmp_path, monkeypatch):
+    """On Colab `google.colab` is installed: the stand-in's finder is asked last, so the real module is the one
+    imported (here a `google.colab` package on sys.path)."""
+    package = tmp_path / "site" / "google" / "colab"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("REAL = True\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    for name in ("google", "google.colab"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    notes = []
+    module = loading.module_from_source("from google.colab import REAL\n", notes=notes)
+    assert module.REAL is True and notes == []
