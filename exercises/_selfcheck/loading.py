@@ -20,7 +20,8 @@ from pathlib import Path
 
 from . import colab, ipython
 
-MAX_SUBMISSION_BYTES = 5 * 1024 * 1024
+MAX_SUBMISSION_BYTES = 5 * 1024 * 1024  # a `.py` file, or the code of a notebook's cells
+MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # a whole `.ipynb`: Jupyter and Colab save every cell's output (plots) in it
 PY_FILE = "transformer.py"
 CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
 CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+)\]$", re.MULTILINE)
@@ -49,8 +50,8 @@ def read_source(path):
         size = path.stat().st_size
     except OSError:
         raise SubmissionError(f"제출 파일을 찾을 수 없습니다: {path.name}") from None
-    if size > MAX_SUBMISSION_BYTES:
-        raise SubmissionError(f"제출 파일이 너무 큽니다 ({size:,} 바이트, 최대 {MAX_SUBMISSION_BYTES:,}).")
+    if size > max_bytes(path):
+        raise SubmissionError(too_big(path, size))
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
@@ -58,8 +59,25 @@ def read_source(path):
     if not text.strip():
         raise SubmissionError("제출 파일이 비어 있습니다(내용이 없거나 공백뿐입니다). 코드를 저장한 뒤 다시 제출해 주세요.")
     if path.suffix == ".ipynb":
-        return notebook_source(text)
+        source = notebook_source(text)
+        if len(source.encode("utf-8")) > MAX_SUBMISSION_BYTES:
+            raise SubmissionError(f"노트북의 코드 셀이 너무 깁니다 (최대 {MAX_SUBMISSION_BYTES:,} 바이트).")
+        return source
     return text
+
+
+def max_bytes(name):
+    """The largest submission file named `name` that is read: a notebook may carry its outputs, only its code counts."""
+    return MAX_NOTEBOOK_BYTES if Path(name).suffix.lower() == ".ipynb" else MAX_SUBMISSION_BYTES
+
+
+def too_big(name, size):
+    """The Korean message for a submission file of `size` bytes over `max_bytes(name)`."""
+    limit = max_bytes(name)
+    if Path(name).suffix.lower() == ".ipynb":
+        return (f"노트북 파일이 너무 큽니다 ({size:,} 바이트, 최대 {limit:,}). 셀 출력을 지우고(Jupyter: Edit → Clear "
+                "Outputs of All Cells, Colab: 수정 → 모든 출력 지우기) 다시 저장해 제출해 주세요.")
+    return f"제출 파일이 너무 큽니다 ({size:,} 바이트, 최대 {limit:,})."
 
 
 def notebook_source(text):

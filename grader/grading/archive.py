@@ -11,11 +11,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.checks.loading import MAX_SUBMISSION_BYTES, SubmissionError
+from grader.checks.loading import MAX_SUBMISSION_BYTES, SubmissionError, max_bytes, too_big
 
 MAX_ENTRIES = 20_000  # per top-level archive, nested archives included
 MAX_TOTAL_BYTES = 2 << 30  # declared uncompressed size of every entry, nested archives included
-MAX_ENTRY_BYTES = MAX_SUBMISSION_BYTES  # a submission file
+MAX_ENTRY_BYTES = MAX_SUBMISSION_BYTES  # a submission file (a notebook: `loading.max_bytes`)
 MAX_NESTED_BYTES = 256 << 20  # a zip inside the zip (e.g. one student's folder)
 MAX_DEPTH = 3
 MAX_RATIO = 200  # uncompressed / compressed, for entries above RATIO_FLOOR
@@ -44,7 +44,7 @@ class Entry:
         """Copy the entry's bytes to `target` (a path in a private folder); raise SubmissionError if unreadable."""
         if self.problem:
             raise SubmissionError(self.problem)
-        _copy(self, Path(target), MAX_ENTRY_BYTES)
+        _copy(self, Path(target), max_bytes(self.name))
 
 
 def entries(path, workdir):
@@ -142,8 +142,8 @@ def unsafe(info, name):
         return f"압축 파일 안의 특수 파일은 받지 않습니다: {name}"
     if info.flag_bits & 0x1:
         return f"암호가 걸린 항목은 읽을 수 없습니다: {name}"
-    if info.file_size > MAX_ENTRY_BYTES and PurePosixPath(name).suffix.lower() not in ARCHIVE_SUFFIXES:
-        return f"압축을 풀면 너무 큽니다 ({info.file_size:,} 바이트, 최대 {MAX_ENTRY_BYTES:,}): {name}"
+    if info.file_size > max_bytes(name) and PurePosixPath(name).suffix.lower() not in ARCHIVE_SUFFIXES:
+        return f"압축을 풀면 너무 큽니다: {too_big(name, info.file_size)} ({name})"
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(1, info.compress_size):
         return f"압축률이 비정상적으로 높습니다 (압축 폭탄 의심): {name}"
     return None

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from distributed import WorkerPlugin
 
-from grader.checks.loading import MAX_SUBMISSION_BYTES, SubmissionError, read_source
+from grader.checks.loading import SubmissionError, max_bytes, read_source
 
 PLUGIN = "grader-sandbox-pools"
 CONNECT_SECONDS = 10.0  # to reach the scheduler
@@ -174,7 +174,7 @@ def _file_bytes(path):
         size = path.stat().st_size
     except OSError:
         size = None
-    if size is None or size > MAX_SUBMISSION_BYTES:
+    if size is None or size > max_bytes(path):
         read_source(path)  # raises the local run's message
     return path.read_bytes()
 

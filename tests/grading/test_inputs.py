@@ -1,10 +1,12 @@
 """Finding submissions in what `grade` is given: files, nbgrader trees, LMS zips (safely), broken files."""
+import json
 import os
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from grader.checks import loading
 from grader.checks.loading import SubmissionError
 from grader.grading import archive, outputs
 from grader.grading.judging import Verdicts
@@ -177,6 +179,7 @@ def test_zip_slip_absolute_and_symlink_entries_are_rejected(course, tmp_path):
 
 def test_zip_bombs_are_rejected(course, tmp_path, monkeypatch):
     """Oversized or suspiciously compressed entries, too many entries, too many bytes: rejected, with messages."""
+    monkeypatch.setattr(loading, "MAX_NOTEBOOK_BYTES", archive.MAX_ENTRY_BYTES)  # these entries are notebooks
     bomb = write_zip(tmp_path / "bomb.zip", {
         lms_name("big"): b"#" * (archive.MAX_ENTRY_BYTES + 1),
         lms_name("ok"): notebook_text(None),
@@ -195,8 +198,9 @@ def test_zip_bombs_are_rejected(course, tmp_path, monkeypatch):
         assert inputs.submissions == [] and any("압축 폭탄" in p for p in inputs.problems)
 
 
-def test_entry_larger_than_declared_is_cut_off(course, tmp_path):
+def test_entry_larger_than_declared_is_cut_off(course, tmp_path, monkeypatch):
     """An entry that inflates past the cap while being copied is stopped there (declared sizes are not trusted)."""
+    monkeypatch.setattr(loading, "MAX_NOTEBOOK_BYTES", archive.MAX_ENTRY_BYTES)  # the entry is a notebook
     path = write_zip(tmp_path / "liar.zip", {lms_name("liar"): b"x" * (archive.MAX_ENTRY_BYTES + 10)})
     entry = archive.entries(path, tmp_path)[0]
     fake = archive.Entry(entry.container, entry.label, entry.raw_name, entry.name, 10, None, entry.path)
@@ -230,6 +234,25 @@ def test_huge_file_is_a_problem_and_missing_paths_are_reported(course, tmp_path)
         with pytest.raises(SubmissionError, match="너무 큽니다"):
             submission.read()
         assert len(inputs.problems) == 2
+
+
+def test_a_notebook_with_its_outputs_is_read_and_a_huge_one_says_what_to_do(course, tmp_path, monkeypatch):
+    """A notebook saved with its outputs (plots: several MB on Colab) is read, only its code counts; one past
+    MAX_NOTEBOOK_BYTES is a problem whose message says to clear the outputs; the code itself stays capped."""
+    notebook = json.loads(notebook_text(None))
+    plot = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "iVBORw0KGgo" * 700_000}}
+    next(cell for cell in notebook["cells"] if cell["cell_type"] == "code")["outputs"] = [plot]
+    path = tmp_path / "with_outputs.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert path.stat().st_size > loading.MAX_SUBMISSION_BYTES
+    with collect([path], course) as inputs:
+        (submission,) = inputs.submissions
+        assert "def attention" in submission.read()
+    monkeypatch.setattr(loading, "MAX_NOTEBOOK_BYTES", loading.MAX_SUBMISSION_BYTES)
+    with collect([path], course) as inputs:
+        (submission,) = inputs.submissions
+        with pytest.raises(SubmissionError, match="모든 출력 지우기"):
+            submission.read()
 
 
 def test_colliding_ids_are_made_unique_and_temp_files_are_removed(course, tmp_path):
