@@ -35,6 +35,11 @@ WRITTEN_IN = {
     "14": ("fill_attention", "get_encoder", "get_decoder_self", "get_decoder_src", "attn_map", "visualize_layer"),
 }
 ALWAYS_GIVEN = ("TrainState",)  # shipped written in chapter 12, where it is first used
+# The first line of every code cell the course writes into a notebook (read-only: the demo, the self-check's setup, the
+# checks). nbgrader's metadata marks those cells too; a notebook that lost it (its cells copied into a new notebook,
+# saved by an editor that drops cell metadata) is still read as the student ran it.
+DEMO_MARK = "# [데모] 실행만 하고 고치지 마세요 (위 답안 셀의 코드를 부릅니다)"
+COURSE_CELL = re.compile(r"# (@title 자가 점검 준비|\[데모\]|\[\d+(\.\d+)?점, (공개|숨겨진) 검사)")
 _GIVEN = contextvars.ContextVar("given", default=frozenset())
 
 
@@ -114,9 +119,12 @@ def _json_problem(text, error):
 
 
 def _written_by_student(cell):
-    """An answer cell, or a cell the student added; not a read-only (locked) demo or a graded test cell."""
+    """An answer cell, or a cell the student added; not a read-only (locked) demo or a graded test cell (by nbgrader's
+    metadata, or without it by the course's first line, `COURSE_CELL`)."""
     nbgrader = _nbgrader(cell)
-    return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))
+    if nbgrader:
+        return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))
+    return not COURSE_CELL.match(_cell_text(cell).lstrip())
 
 
 def _nbgrader(cell):

@@ -1,6 +1,7 @@
 """The notebook track: the chapter's nbgrader *source* notebook (solutions and hidden tests included)."""
 import json
 
+from grader.checks.loading import DEMO_MARK
 
 from . import chaptertext, codechange, embedded, headers
 from .regions import BEGIN_HIDDEN, END_HIDDEN
@@ -75,7 +76,8 @@ def cells(chapter, package=None):
             source = chapter.module.read_text(encoding="utf-8").rstrip("\n")
             out.append(_code("answer", source, _nbgrader("answer", solution=True)))
         elif value == "demo":
-            out.append(_code("demo", chaptertext.demo_for_notebook(chapter).rstrip("\n"), _nbgrader("demo", locked=True)))
+            demo = f"{DEMO_MARK}\n{chaptertext.demo_for_notebook(chapter).rstrip()}"
+            out.append(_code("demo", demo, _nbgrader("demo", locked=True)))
         elif value == "checks":
             out.append(_markdown("checks-note", CHECKS_NOTE))
             if package:

@@ -354,3 +354,37 @@ def test_the_real_colab_module_wins_where_it_exists(tmp_path, monkeypatch):
     notes = []
     module = loading.module_from_source("from google.colab import REAL\n", notes=notes)
     assert module.REAL is True and notes == []
+
+
+def _without_metadata(path):
+    """The notebook at `path` as an editor that drops cell metadata saves it (nbgrader's marks gone)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        cell["metadata"] = {}
+    stripped = path.with_name("stripped_" + path.name)
+    stripped.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    return stripped
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_course_cell_carries_its_first_line(chapter):
+    """Each read-only code cell of every released notebook (demo, self-check setup, checks) starts with the line
+    `loading.COURSE_CELL` knows it by, and the answer cell does not: the reading never depends on the metadata."""
+    for cell in _release(chapter.id)["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        student = cell["metadata"].get("nbgrader", {}).get("solution", False)
+        assert bool(loading.COURSE_CELL.match(source)) is not student, source[:80]
+
+
+def test_a_notebook_without_its_metadata_scores_the_same(tmp_path):
+    """The same notebook with its cell metadata dropped: the same checks pass and fail with the same messages (the
+    demo and the check cells are not run as the student's code), right and wrong answers alike."""
+    wrong = CH01_ANSWER.replace("return torch.matmul(p_attn, value), p_attn", "return torch.matmul(p_attn, value), None")
+    for name, answer in (("right", CH01_ANSWER), ("wrong", wrong)):
+        path = student_notebook(tmp_path / f"{name}.ipynb", "01_attention", answer, CH01_HELPER)
+        kept, _ = in_process.check("01_attention", path)
+        dropped, _ = in_process.check("01_attention", _without_metadata(path))
+        assert [(r.passed, r.message) for r in dropped] == [(r.passed, r.message) for r in kept]
+        assert all(r.passed for r in kept) is (name == "right")
