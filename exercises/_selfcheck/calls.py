@@ -11,7 +11,7 @@ import torch
 
 from . import messages
 from .compare import close, decode
-from .errortext import cuda_problem, runtime_error
+from .errortext import cuda_problem, described, runtime_error
 from .framework import Finding, Verdict
 
 PAIR = ("출력", "p_attn")
@@ -47,7 +47,10 @@ def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=N
     if kind == "NotImplementedError":
         return bugs["stub"]
     if kind == "MissingFunction":
-        return messages.missing(message)
+        stopped = error.get("stopped")
+        return messages.missing(message, described(stopped) if isinstance(stopped, dict) else None)
+    if kind == "NameError" and isinstance(error.get("stopped"), dict):
+        return messages.stopped_name(runtime_error(evidence, case, error), described(error["stopped"]))
     gpu = cuda_problem(error)
     if gpu:
         return gpu

@@ -21,6 +21,14 @@ def cuda_problem(error):
     return CUDA.format(detail=f" ({where})" if where else "")
 
 
+def described(error):
+    """`위에서 3번째 코드 셀의 2번째 줄: `…` (ZeroDivisionError: division by zero)`: where and what (a described
+    exception of the student's own code that is no hidden case's: a cell that raised while the notebook ran)."""
+    detail = f"{error.get('type', '')}: {error.get('message', '')}".rstrip(": ")
+    where = place(error.get("where"))
+    return f"{where} ({detail})" if where else detail
+
+
 def runtime_error(evidence, case, error):
     """`실행 중 오류가 났습니다 (NameError: …, 코드 셀 3의 5번째 줄: `…`).`
 

@@ -151,11 +151,13 @@ def units(source):
     return [(name, code.removeprefix("\n")) for name, code in zip(pieces[1::2], pieces[2::2])]
 
 
-def module_from_source(source, name="submission", notes=None):
+def module_from_source(source, name="submission", notes=None, stops=None):
     """Execute `source` (cell by cell for a notebook) as a fresh module named `name` and return it.
 
-    Exceptions propagate. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and so do the calls
-    of Colab's own functions where `google.colab` does not exist (`colab.install`).
+    Exceptions propagate, except that with a `stops` list a notebook runs as Jupyter's Run All does: the cell that
+    raises ends the run, (its exception, the names that cell and the ones below define, the cell) is appended to `stops`, and
+    the module keeps what the cells before it (and the cell itself, up to the error) defined. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and
+    so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`).
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
@@ -163,10 +165,54 @@ def module_from_source(source, name="submission", notes=None):
     colab.install(notes)
     shell = ipython.SkippingShell(module.__dict__, notes)
     module.get_ipython = lambda: shell
-    for filename, code in units(source):
+    cells = units(source)
+    for index, (filename, code) in enumerate(cells):
         linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
-        exec(compile(code, filename, "exec"), module.__dict__)
+        try:
+            exec(compile(code, filename, "exec"), module.__dict__)
+        except BaseException as error:  # SystemExit and KeyboardInterrupt stop a cell too
+            if stops is None or filename == PY_FILE:
+                raise
+            stops.append((error, defined_names(code for _, code in cells[index:]), filename))
+            break
     return module
+
+
+def top_level_line(error, filename):
+    """{"file", "line", "text"}: the line of cell `filename`'s own top level that `error` passed through (the call that
+    stopped the cell, however deep the error happened), or None."""
+    traceback, found = error.__traceback__, None
+    while traceback is not None:
+        code = traceback.tb_frame.f_code
+        if code.co_filename == filename and code.co_name == "<module>":
+            found = traceback.tb_lineno
+        traceback = traceback.tb_next
+    if isinstance(error, SyntaxError) and error.filename == filename:
+        found = error.lineno or 0
+    if found is None:
+        return None
+    return {"file": filename, "line": found, "text": linecache.getline(filename, found).strip()[:200]}
+
+
+def defined_names(codes):
+    """The names the top level of these cells defines (functions, classes, assignments, imports), read, not run."""
+    import ast
+
+    names = set()
+    for code in codes:
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names.update(leaf.id for target in targets for leaf in ast.walk(target) if isinstance(leaf, ast.Name))
+    return frozenset(names)
 
 
 def given_names(number):

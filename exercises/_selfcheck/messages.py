@@ -12,9 +12,25 @@ def stub(what, todo="TODO"):
     return f"{what}(NotImplementedError). {STUDENT_FILE}의 {todo}를 채우세요."
 
 
-def missing(names):
-    """A function the checks call is not defined."""
+def missing(names, stopped_at=None):
+    """A function the checks call is not defined; `stopped_at`: the error a notebook's run stopped at (its cells
+    below did not run), described (`errortext.described`)."""
+    if stopped_at:
+        return (f"{names} 함수를 찾을 수 없습니다: {stopped_at}에서 오류가 나 실행이 거기서 멈췄고, 그 아래 코드 셀은 "
+                "실행되지 않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요.")
     return f"{names} 함수를 찾을 수 없습니다. 함수 이름과 들여쓰기를 확인하세요."
+
+
+def stopped_name(error, stopped_at):
+    """A NameError for a name the notebook's cells define below where its run stopped."""
+    return (f"{error} 이 이름은 {stopped_at}에서 오류가 나 실행이 멈춘 뒤의 코드 셀에서 만들어지므로 정의되지 "
+            "않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요.")
+
+
+def stopped_run(stopped_at):
+    """The note for a notebook whose run stopped at a cell that raised (Jupyter's Run All stops there too)."""
+    return (f"{stopped_at}에서 오류가 나 실행이 거기서 멈췄습니다. Jupyter의 Run All처럼 그 아래 코드 셀은 실행하지 "
+            "않고, 그 위에서 만든 함수와 클래스로 채점했습니다.")
 
 
 def load_error(detail):

@@ -9,7 +9,9 @@ the probe relies on (`"tampered"`: evidence lines), which the grader scores 0.
 import sys
 
 from . import guard
-from .loading import given_code, module_from_source
+from .errortext import described
+from .loading import given_code, module_from_source, top_level_line
+from .messages import stopped_run
 from .tensors import describe_exception
 
 _PREPARED = []  # at most one (probe, its private copy, Bound) from `prepare`; a list, so taking it rebinds no global
@@ -43,9 +45,9 @@ def run(source, probe, case_names, bound):
     """`execute` once bound (called as the private copy: every name below is the one bound before the student's code)."""
     changes = bound.private(guard).changes
     run_case = probe.run_case
-    notes = []
+    notes, stops = [], []
     try:
-        module = module_from_source(source, notes=notes)
+        module = module_from_source(source, notes=notes, stops=stops)
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _finished({"load_error": describe_exception(error)}, notes, changes(bound))
     traces = {}
@@ -55,7 +57,38 @@ def run(source, probe, case_names, bound):
                 traces[name] = run_case(module, name)
             except BaseException as error:
                 traces[name] = {"error": describe_exception(error)}
-    return _finished({"traces": traces}, notes, changes(bound))
+    outcome = {"traces": traces}
+    if stops:
+        (error, below, cell), = stops
+        stopped = describe_exception(error)
+        where = top_level_line(error, cell)  # the cell's own line that stopped it, however deep the error was
+        if where:
+            stopped["where"] = where
+        outcome["stopped"] = _stopped(stopped, below, traces)
+        notes.append(stopped_run(described(outcome["stopped"])))
+    return _finished(outcome, notes, changes(bound))
+
+
+def _stopped(stopped, below, traces):
+    """`stopped` (where a notebook's run ended, as Run All ends at the cell that raises), also attached to every error
+    of the traces it explains: a missing function, or a NameError for a name the cells from there on (`below`) define."""
+    pending = [traces]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "MissingFunction" or (item.get("type") == "NameError"
+                                                         and _undefined(item.get("message")) in below):
+                item["stopped"] = stopped
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return stopped
+
+
+def _undefined(message):
+    """The name of a NameError's message (`name 'x' is not defined`), or None."""
+    parts = str(message or "").split("'")
+    return parts[1] if len(parts) >= 3 and parts[0] in ("name ", "free variable ") else None
 
 
 def _finished(outcome, notes, tampered):

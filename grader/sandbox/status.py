@@ -41,8 +41,9 @@ def _errors(result):
     """Every error dict recorded in a result (load error, case errors, gradient errors)."""
     if not isinstance(result, dict):
         return
-    if isinstance(result.get("load_error"), dict):
-        yield result["load_error"]
+    for key in ("load_error", "stopped"):
+        if isinstance(result.get(key), dict):
+            yield result[key]
     traces = result.get("traces")
     for trace in traces.values() if isinstance(traces, dict) else ():
         if isinstance(trace, dict):

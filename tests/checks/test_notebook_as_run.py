@@ -388,3 +388,49 @@ def test_a_notebook_without_its_metadata_scores_the_same(tmp_path):
         dropped, _ = in_process.check("01_attention", _without_metadata(path))
         assert [(r.passed, r.message) for r in dropped] == [(r.passed, r.message) for r in kept]
         assert all(r.passed for r in kept) is (name == "right")
+
+
+def _with_cells_after_answer(path, sources):
+    """Insert code cells (no nbgrader metadata) right below the answer cell of the notebook at `path`."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+    index = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer")
+    cells[index + 1:index + 1] = [{"cell_type": "code", "execution_count": None, "id": f"after{n}", "metadata": {},
+                                   "outputs": [], "source": source} for n, source in enumerate(sources)]
+    path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_cell_that_raises_stops_the_run_as_run_all_does(tmp_path):
+    """A cell that raises ends the run there, as Jupyter's Run All does: what the cells above defined is graded (a
+    failing scratch cell below a right answer costs nothing, and is noted with its own line); a function or a name
+    the cells below would have defined is missing, and its check names the stopped cell first."""
+    helper = CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    scratch = "x = torch.ones(2, 3)\nattention(x, x.T, x)\n"
+    below = _with_cells_after_answer(student_notebook(tmp_path / "below.ipynb", "01_attention", CH01_ANSWER, helper),
+                                     [scratch])
+    checked, notes = in_process.check("01_attention", below)
+    assert all(r.passed for r in checked)
+    assert notes == ["위에서 3번째 코드 셀의 2번째 줄: `attention(x, x.T, x)` (RuntimeError: mat1 and mat2 shapes cannot be "
+                     "multiplied (2x3 and 2x3))에서 오류가 나 실행이 거기서 멈췄습니다. Jupyter의 Run All처럼 그 아래 코드 셀은 "
+                     "실행하지 않고, 그 위에서 만든 함수와 클래스로 채점했습니다."]
+    above = student_notebook(tmp_path / "above.ipynb", "01_attention", CH01_ANSWER, "raise ValueError('실험')\n" + helper)
+    checked, _ = in_process.check("01_attention", above)
+    assert not any(r.passed for r in checked)
+    assert checked[0].message.startswith("attention 함수를 찾을 수 없습니다: 위에서 1번째 코드 셀의 1번째 줄: "
+                                         "`raise ValueError('실험')` (ValueError: 실험)에서 오류가 나 실행이 거기서 멈췄고")
+    helper_below = _with_cells_after_answer(student_notebook(tmp_path / "helper.ipynb", "01_attention", CH01_ANSWER),
+                                            ["print(1 / 0)\n", helper])
+    checked, _ = in_process.check("01_attention", helper_below)
+    assert not checked[0].passed and "NameError: name 'my_scores' is not defined" in checked[0].message
+    assert "이 이름은 위에서 2번째 코드 셀의 1번째 줄: `print(1 / 0)` (ZeroDivisionError: division by zero)에서" in checked[0].message
+
+
+def test_a_py_file_that_raises_at_import_is_still_a_load_error(tmp_path):
+    """A `.py` file runs as Python imports it: an error at its top level is a load error (nothing is defined)."""
+    path = tmp_path / "transformer.py"
+    path.write_text(CH01_ANSWER.replace("%timeit my_scores(query, key)", "pass") + "\nraise ValueError('실험')\n",
+                    encoding="utf-8")
+    checked, notes = in_process.check("01_attention", path)
+    assert not any(r.passed for r in checked) and notes == []
+    assert "코드를 불러오는 중 오류가 났습니다 (ValueError: 실험, transformer.py" in checked[0].message
