@@ -136,10 +136,25 @@ def read_output(evidence, case, diagnose_error, visible=True, shared_hint="", li
 
 def dropout_problem(expected, found, text):
     """`text` when the module's dropout rates differ from the reference's, else None (rates are floats in JSON:
-    compared with a tolerance, as every reference number is)."""
-    rates, wanted = sorted(p for _, p in found["dropout"]), sorted(p for _, p in expected["dropout"])
-    same = len(rates) == len(wanted) and all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(rates, wanted))
-    return None if same else text
+    compared with a tolerance, as every reference number is).
+
+    Each of the reference's nn.Dropout modules must be found with its rate: under its own name, else (a part named
+    otherwise) as one more module of that rate. A further nn.Dropout of a rate the reference uses (an unused
+    `self.dropout = nn.Dropout(dropout)` kept out of habit) changes nothing a forward does and is not a mistake;
+    one of another rate is."""
+    def same(a, b):
+        return math.isclose(a, b, rel_tol=1e-6)
+
+    have, want = dict(found["dropout"]), dict(expected["dropout"])
+    if any(not same(have[name], p) for name, p in want.items() if name in have):
+        return text
+    left = [p for name, p in have.items() if name not in want]
+    for p in (p for name, p in want.items() if name not in have):
+        match = next((i for i, q in enumerate(left) if same(p, q)), None)
+        if match is None:
+            return text
+        del left[match]
+    return text if any(not any(same(p, q) for q in want.values()) for p in left) else None
 
 
 def structure_check(case, triage, dropout_text, shared_hint="", list_hint=""):

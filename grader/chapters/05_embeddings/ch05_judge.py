@@ -32,9 +32,10 @@ BUGS = {
     "emb_times_d_model": "Embeddings의 출력에 √d_model이 아니라 d_model을 곱했습니다. 제곱근을 씌우세요: "
     "math.sqrt(self.d_model).",
     "emb_divided": "Embeddings의 출력을 √d_model로 나눴습니다. √d_model을 곱해야 합니다.",
-    "pe_not_registered": "`pe`가 state_dict에 없습니다. 텐서를 self.pe = pe처럼 속성에 넣기만 하면(또는 "
-    "persistent=False로 등록하면) 모델과 함께 저장·복원되지 않고 .to(device)로 옮겨지지도 않습니다. "
-    "self.register_buffer(\"pe\", pe)로 등록하세요.",
+    "pe_not_registered": "`pe`가 state_dict에 없습니다. 텐서를 self.pe = pe처럼 속성에 넣기만 하면 모델과 함께 "
+    "저장·복원되지 않고 .to(device)로 옮겨지지도 않습니다. self.register_buffer(\"pe\", pe)로 등록하세요.",
+    "pe_not_persistent": "`pe`를 persistent=False로 등록해 state_dict에 없습니다. buffer라서 .to(device)로는 함께 옮겨지지만 "
+    "state_dict로 모델을 저장·복원할 때 빠집니다. 원문처럼 self.register_buffer(\"pe\", pe)로 등록하세요.",
     "pe_parameter": "`pe`가 nn.Parameter로 등록되어 있습니다. 출력은 같아도 parameters()에 들어가서 optimizer가 "
     "위치 인코딩을 학습 대상으로 삼습니다(requires_grad=False로 막아도 parameter 목록과 개수는 달라집니다). "
     "pe는 계산해 둔 고정 값이므로 self.register_buffer(\"pe\", pe)로 buffer로 등록하세요.",
@@ -152,7 +153,8 @@ def registration_problem(case, expected, found):
     """Korean: `pe` kept outside the state_dict, or None (only PositionalEncoding has a `pe`)."""
     names = {name for name, _ in found["state_dict"]}
     if probe.CASES[case].cls == probe.POSITIONAL and "pe" not in names and "pe" in dict(expected["state_dict"]):
-        return BUGS["pe_not_registered"]
+        buffers = {name for name, _ in found.get("buffers", ())}
+        return BUGS["pe_not_persistent" if "pe" in buffers else "pe_not_registered"]
     return None
 
 

@@ -49,7 +49,7 @@ BUGS = {
     "고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
     "generator_skipped": "model.generator를 부르지 않고 decoder의 출력(d_model 차원) 가운데 가장 큰 칸을 골랐습니다. decoder "
     "출력을 model.generator에 넣어 어휘 크기의 log 확률로 바꾼 뒤 가장 큰 토큰을 고르세요.",
-    "not_decoded": "돌려준 토큰은 맞지만 모델로 decoding하지 않았습니다(model.generator를 토큰 수만큼 부르지 않았습니다). "
+    "not_decoded": "돌려준 토큰은 맞지만 모델로 decoding하지 않았습니다(model.decode를 토큰 수만큼 부르지 않았습니다). "
     "source를 그대로 돌려주지 말고, 매 step decode한 마지막 위치의 출력을 model.generator에 넣어 다음 토큰을 고르세요.",
     "tokens": "고른 토큰이 기준과 다릅니다. 매 step 지금까지의 ys 전체를 causal mask와 함께 decode하고, 마지막 위치의 "
     "출력을 generator에 넣어 가장 큰 log 확률의 토큰을 이어 붙이세요.",
@@ -198,11 +198,14 @@ def tokens_problem(evidence, case):
 
 def decoding_problem(evidence, case, n):
     """On the copy model the source itself is the right answer: there the `n` tokens compared count only if the model
-    made them (a generator call for each token after the start symbol; the length is judged on its own)."""
+    made them (a decoder call for each token after the start symbol; the length is judged on its own). The decoder's
+    calls count, not the generator's: the argmax of `model.generator.proj(…)` (the logits, whose order log_softmax
+    keeps) picks the very same tokens without calling the generator module."""
     if probe.CASES[case].model != "copy":
         return None
-    found = (evidence.trace(case).get("calls") or {}).get("generator") or []
-    return None if len(found) >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]
+    calls = evidence.trace(case).get("calls") or {}
+    made = max(len(calls.get("decoder") or []), len(calls.get("generator") or []))
+    return None if made >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]
 
 
 def length_problem(evidence, case):

@@ -5,8 +5,8 @@ forward itself and records what `get_encoder`, `get_decoder_self` and `get_decod
 layer, with the `attn` every attention module kept (by module name). A "fill" case hands the student's
 `fill_attention` a seeded model left in train mode (as training leaves it) and records the tokens it returned,
 whether the model was still training, and every module's `attn`. A "map" case calls `attn_map` on a probe-drawn
-attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visualize_layer` with a stand-in model
-and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
+attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visualize_layer` with a freshly built model
+of the case's head count and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
 axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor with where it sits (its extent, or its
 mesh's corners), and the major ticks (locations and the labels matplotlib formats for them); the judge works out
 which label sits at the centre of each row and column. Hidden cases live between the hidden-test markers.
@@ -278,15 +278,26 @@ def record_map(namespace, case, attn):
 
 
 class StandIn:
-    """The model handed to visualize_layer: only the probe's getter knows what to do with it."""
+    """The model handed to visualize_layer when the namespace's make_model cannot build one: only the probe's getter
+    knows what to do with it."""
 
     def __repr__(self):
         return "model"
 
 
+def layer_model(namespace, case):
+    """The model handed to visualize_layer: the namespace's make_model with the case's number of heads and layer
+    `case.layer` present (as built, no forward run), so that a visualize_layer reading the head count off the model
+    (`model.encoder.layers[layer].self_attn.h`) or calling `model.eval()` works as it does in the notebook; its
+    maps come from the getter alone. A StandIn when make_model fails."""
+    model, failed = modules.build(namespace, "make_model", (case.vocab, case.vocab),
+                                  {"N": case.layer + 1, "d_model": 4 * case.h, "d_ff": 8, "h": case.h}, case.seed)
+    return StandIn() if failed else model.eval()
+
+
 def record_layer(namespace, case, attn):
     """The student's visualize_layer with a getter handing out `attn`: the calls it got and the returned figure."""
-    model, calls = StandIn(), []
+    model, calls = layer_model(namespace, case), []
 
     def getter_fn(given, layer):
         calls.append({"model": given is model, "layer": encode(layer)})

@@ -36,7 +36,7 @@ EXPECTED = {
     # zeros(max_len + 1, d_model), arange(0, max_len + 1): the same outputs, a table one row too long
     "near_max_len_plus_one": Bug(85, dict.fromkeys({"pe_structure"}, ())),
     # register_buffer("pe", pe, persistent=False): a buffer, but not in the state_dict
-    "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_registered"),
+    "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_persistent"),
     # arange(1, max_len + 1): positions counted from 1, every row one position off
     "near_position_from_1": Bug(50, dict.fromkeys(PE_OUTPUTS, ())),
     # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off
