@@ -202,7 +202,7 @@ def defined_names(codes):
     for code in codes:
         try:
             tree = ast.parse(code)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a cell nested too deep to parse defines nothing
             continue
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
