@@ -6,19 +6,17 @@ memory limit killed something (status memory), and removes a group once no worke
 Moving a process between groups waits for an RCU grace period in the kernel (5-15 ms, measured), longer than a cheap
 chapter's whole submission. So where the worker itself forks its runners (`Launcher.runner_parent_is_host`), the
 worker alone is moved into the *next* job's group while the current job runs (`move_ahead`, on a background thread):
-the runner it forks after this job is then born in that group, and the next `enter` only checks that it is, moving
-nothing. When that cannot be shown (the runner was forked before the move ended, the worker was replaced) `enter`
+the runner it forks after this job is then born in that group, and the next `enter` moves nothing. The proof that
+the next runner was not forked before the move ended: nothing had come from the worker since this job was sent
+(`Worker.silent_since`, read after the move) — the worker forks its next runner only once this job's runner has
+written its result line and ended. When that cannot be shown (the job ended first, the worker was replaced) `enter`
 moves the tree as before.
 """
-import itertools
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from . import cgroups, status
-
-BORN_IN_GROUP_SECONDS = 2.0  # how long `enter` waits for the worker's next runner to appear in the group made ahead
 
 
 class Accounting:
@@ -30,8 +28,9 @@ class Accounting:
         self.by_job = {}  # submission id -> the JobGroup it runs in
         self.live = []  # every JobGroup not yet removed
         self.ahead = {}  # worker -> (the next job's group, the move of the worker into it: a Future of "clean")
-        self.runners = {}  # worker -> host pids of its runner when its job was sent (besides the worker itself)
         self._mover = ThreadPoolExecutor(1, thread_name_prefix="cgroup-move") if self.groups else None
+        # Deleting a group waits for the kernel too: the previous job's group goes on a thread of its own.
+        self._remover = ThreadPoolExecutor(1, thread_name_prefix="cgroup-remove") if self.groups else None
 
     def enter(self, worker, submission_id, tree_size):
         """Move the idle worker's tree (at least `tree_size` processes) into a fresh group for `submission_id`."""
@@ -39,25 +38,25 @@ class Accounting:
             return
         old = worker.group
         group, moved = self.ahead.pop(worker, (None, None))
-        if group is None or not _clean(moved) or not _born_in(group, worker, tree_size):
+        if group is None or not _clean(moved):
             if group is None:
                 group = self.groups.job()
                 self.live.append(group)
             group.settle(worker.pids, tree_size)
         worker.group = group
-        self.runners[worker] = group.pids() - {worker.host_pid}
         self.by_job[submission_id] = group
         if old is not None and old is not group:
-            self._remove(old, refuge=group)
+            self._remover.submit(_delete_when_empty, old, group)
+            self.live = [live for live in self.live if live.directories]  # the ones removed so far are gone
 
     def move_ahead(self, worker):
         """(right after the job is sent) Make the worker's next group and move the worker alone into it, in the
         background; its runner of this job stays in this job's group."""
-        if self.groups is None or worker.host_pid is None or not self.runners.get(worker):
+        if self.groups is None or worker.host_pid is None:
             return
         group = self.groups.job()
         self.live.append(group)
-        self.ahead[worker] = (group, self._mover.submit(_move_worker, group, worker.host_pid, self.runners[worker]))
+        self.ahead[worker] = (group, self._mover.submit(_move_worker, group, worker, worker.received))
 
     def accounted(self, result, workers):
         """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory,
@@ -83,10 +82,11 @@ class Accounting:
         if self.groups is None:
             return
         self._mover.shutdown(wait=True)
+        self._remover.shutdown(wait=True)
         for group in list(self.live):
             self._remove(group)
         self.groups.close()
-        self.groups, self.by_job, self.live, self.ahead, self.runners = None, {}, [], {}, {}
+        self.groups, self.by_job, self.live, self.ahead = None, {}, [], {}
 
 
 def _clean(moved):
@@ -97,21 +97,17 @@ def _clean(moved):
         return False
 
 
-def _born_in(group, worker, tree_size):
-    """Wait until the worker's next runner is born in `group`, where the worker already is; False if it is not
-    (then `settle` moves what is elsewhere)."""
-    deadline = time.monotonic() + BORN_IN_GROUP_SECONDS
-    for turn in itertools.count():
-        inside = group.pids()
-        if worker.host_pid in inside and len(inside) >= tree_size:
-            return True
-        if time.monotonic() > deadline or (turn % 20 == 19 and not set(worker.pids()) <= inside):
-            return False
-        time.sleep(0.001)
+def _move_worker(group, worker, received):
+    """Move the worker into `group`; whether its next runner cannot have been forked before the move ended: nothing
+    came from the worker since `received` bytes had been read (this job's runner had not reported, so had not ended)."""
+    group.add([worker.host_pid])
+    return group.holds(worker.host_pid) and worker.silent_since(received)
 
 
-def _move_worker(group, worker_pid, runners):
-    """Move the worker into `group`; whether no runner can have been forked before the move ended (one of this job's
-    runners was still there afterwards: the worker forks the next only once it has reaped this one)."""
-    group.add([worker_pid])
-    return group.holds(worker_pid) and any(os.path.exists(f"/proc/{pid}") for pid in runners)
+def _delete_when_empty(group, refuge, patience=0.5):
+    """Delete a previous job's group once its runner has ended (within `patience` seconds; whatever is still there
+    then moves to `refuge`, the worker's current group)."""
+    deadline = time.monotonic() + patience
+    while group.pids() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    group.remove(refuge)

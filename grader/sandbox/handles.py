@@ -3,12 +3,15 @@
 Nothing here decides how a worker is confined (see `launcher.py` and the `launch_*.py` modules); these handles only
 read, write, watch and kill processes the pool has started, on the host side.
 """
+import array
 import fcntl
 import json
 import os
 import signal
 import socket
 import subprocess
+import termios
+import threading
 import time
 from dataclasses import dataclass
 
@@ -53,6 +56,8 @@ class Worker:
         self.stderr_open = True
         self.closed = False
         self.lines = bytearray()
+        self.received = 0  # bytes read from stdout so far (`read`)
+        self.reading = threading.Lock()  # held while stdout is read and counted (`read`, `silent_since`)
         self.errors = Tail(8192)
         self.pending = memoryview(b"")
         self.seq = 0
@@ -137,6 +142,19 @@ class Worker:
                 return False
             self.pending = self.pending[written:]
         return True
+
+    def read(self, size):
+        """Read up to `size` bytes of the worker's stdout (os.read: BlockingIOError when there are none), counted."""
+        with self.reading:
+            chunk = os.read(self.stdout, size)
+            self.received += len(chunk)
+        return chunk
+
+    def silent_since(self, received):
+        """Whether nothing has come from the worker since `received` bytes had been read: none read since, none
+        waiting in the pipe (asked on the pool's background thread, see accounting.py)."""
+        with self.reading:
+            return self.received == received and _unread(self.stdout) == 0
 
     def complete_lines(self, chunk):
         """Add `chunk` read from the worker's stdout; yield each line it completes (without the newline)."""
@@ -258,3 +276,13 @@ class Zygote:
         self.read_errors()
         self.control.close()
         self.process.stderr.close()
+
+
+def _unread(fd):
+    """Bytes waiting in the pipe `fd` (FIONREAD); 1 when that cannot be told."""
+    count = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    except OSError:
+        return 1
+    return count[0]

@@ -201,7 +201,7 @@ class SandboxPool:
     def _read(self, slot, worker):
         """Read a worker's stdout and handle each complete line; yield finished results."""
         try:
-            chunk = os.read(worker.stdout, READ_BYTES)
+            chunk = worker.read(READ_BYTES)
         except BlockingIOError:
             return
         if not chunk:
