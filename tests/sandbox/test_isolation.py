@@ -77,3 +77,23 @@ def test_cpu_clock_keeps_honest_neighbours_on_time(on_cpu_clock):
     assert results["hog"].status == "timeout" and results["hog"].isolation == "cpu-time"
     for name in ("honest-1", "honest-2", "honest-3"):
         assert passed(results[name]) and results[name].isolation == "cpu-time"
+
+
+def test_a_worker_is_silent_until_a_byte_comes_from_it():
+    """`Worker.silent_since` (the proof that a worker moved into the next job's group forks its next runner there):
+    true while nothing came since the count given; false once a byte waits in the pipe, and after it is read."""
+    from grader.sandbox.handles import Worker
+
+    pipes = [os.pipe() for _ in range(3)]
+    worker = Worker(pipes[0][1], pipes[1][0], pipes[2][0], startup_deadline=None)
+    try:
+        sent = worker.received
+        assert worker.silent_since(sent)
+        os.write(pipes[1][1], b"{")
+        assert not worker.silent_since(sent)
+        assert worker.read(16) == b"{"
+        assert not worker.silent_since(sent) and worker.silent_since(worker.received)
+    finally:
+        for read, write in pipes:
+            os.close(read)
+            os.close(write)
