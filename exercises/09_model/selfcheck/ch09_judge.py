@@ -70,8 +70,15 @@ BUGS = {
     "행렬(차원이 2 이상인 parameter)에만 씁니다.",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
     "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
+    "xavier_not_uniform": "표준편차는 Xavier와 같지만 균등분포가 아닙니다(xavier_normal_ 등): ±√(6/(fan_in + fan_out)) "
+    "밖의 값이 있습니다. 원문처럼 nn.init.xavier_uniform_로 그 범위 안에서 고르게 뽑으세요.",
 }
 SPREAD_TOLERANCE = 0.2  # a fresh matrix's std may differ from the reference's by 20% (sampling noise is a few %)
+# xavier_uniform_ draws within ±√(6/(fan_in + fan_out)); a value 1 % past it (the samples keep 6 digits) with a
+# largest |value| over 2 standard deviations (a uniform's is √3 ≈ 1.73) is another distribution with the same spread,
+# e.g. xavier_normal_ (its 256 samples all stay inside with probability ~1e-10)
+BOUND_TOLERANCE = 1.01
+TAIL = 2.0
 
 # nn.init.xavier_uniform_ on a 1-D parameter: torch's own words for it
 XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
@@ -209,6 +216,30 @@ def spreads(fresh):
     return found
 
 
+def xavier_bound(shape):
+    """√(6/(fan_in + fan_out)) of a parameter of `shape`, as torch.nn.init computes the fans (dim ≥ 2)."""
+    receptive = math.prod(shape[2:])
+    return math.sqrt(6 / (shape[1] * receptive + shape[0] * receptive))
+
+
+def bound_problem(evidence, case, fresh):
+    """Korean: matrices with the Xavier spread but values past the uniform bound (not xavier_uniform_), or None."""
+    shapes = {name: shape for name, shape in evidence.reference(case)["structure"]["state_dict"] if len(shape) >= 2}
+    past = []
+    for name, values in fresh.items():
+        numbers = [v for v in values if type(v) in (int, float)] if isinstance(values, list) else []
+        if name not in shapes or len(numbers) < 2:
+            continue
+        largest, std = max(map(abs, numbers)), float(torch.tensor(numbers, dtype=torch.float64).std())
+        if largest > BOUND_TOLERANCE * xavier_bound(shapes[name]) and largest > TAIL * std:
+            past.append(name)
+    if not past:
+        return None
+    if not evidence.visible(case):
+        return BUGS["xavier_not_uniform"]
+    return f"{BUGS['xavier_not_uniform']} 범위 밖의 값이 있는 parameter: {names_text(past)}."
+
+
 def spread_problem(evidence, case):
     """Korean: matrices whose fresh std is not the reference's (no Xavier initialisation), or None."""
     found = spreads(read_model(evidence, case)["fresh"])
@@ -216,7 +247,7 @@ def spread_problem(evidence, case):
     off = [name for name, std in expected.items()
            if name in found and not abs(found[name] / std - 1) <= SPREAD_TOLERANCE]
     if not off:
-        return None
+        return bound_problem(evidence, case, read_model(evidence, case)["fresh"])
     if not evidence.visible(case):
         return BUGS["no_xavier"]
     first = off[0]
