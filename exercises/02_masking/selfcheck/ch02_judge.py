@@ -47,6 +47,11 @@ BUGS = {
     "dropout이 주어졌을 때 softmax 뒤의 가중치에 적용했는지 확인하세요.",
     "dropout_eval_ignored": "eval 모드 dropout인데도 값이 지워졌습니다. F.dropout(p_attn, p)처럼 직접 부르면 training 기본값이 True입니다. "
     "넘겨받은 dropout 모듈을 그대로 `dropout(p_attn)`으로 부르세요.",
+    "softmax_axis": "softmax를 마지막 축이 아닌 축(dim=-2 등)에서 계산했습니다. query(행)마다 key들에 대한 가중치의 합이 1이 "
+    "되도록 마지막 축에서 softmax하세요: scores.softmax(dim=-1).",
+    "scale_not_sqrt": "점수를 √d_k가 아니라 d_k로 나눴습니다. scaled dot-product attention은 query·key를 math.sqrt(d_k)로 "
+    "나눕니다.",
+    "no_scale": "점수를 √d_k로 나누지 않았습니다: torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k).",
     "dropout_own": "넘겨받은 dropout 대신 새 Dropout을 만들어 쓴 것 같습니다. 인자로 받은 dropout 모듈을 그대로 부르세요.",
     "dropout_not_returned": "출력에는 dropout이 반영됐지만 돌려준 p_attn은 dropout 전의 가중치입니다. "
     "dropout을 적용한 가중치로 p_attn을 덮어써서, 같은 p_attn으로 출력을 계산하고 돌려주세요.",

@@ -21,7 +21,7 @@ from . import ch09_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
-from .compare import decode
+from .compare import close, decode
 from .contract import Chapter, Picture
 from .framework import Check, Finding, Verdict, each_case
 from .module_judge import names_text, same_output, seeded
@@ -70,8 +70,18 @@ BUGS = {
     "행렬(차원이 2 이상인 parameter)에만 씁니다.",
     "no_xavier": "Xavier(Glorot) 초기화가 되지 않은 가중치가 있습니다. 모델을 만든 뒤 dim > 1인 parameter마다 "
     "nn.init.xavier_uniform_를 적용하세요. 그러면 행렬마다 처음 표준편차가 √(2/(fan_in + fan_out))이 됩니다.",
+    "alone_differs": "EncoderDecoder에도 실수가 있습니다: make_model이 틀려서 채점기가 만든 대역 encoder, decoder, 임베딩을 "
+    "끼운 EncoderDecoder로 채점했는데, 그 출력도 기준과 다릅니다. encode, decode, forward가 부품과 mask를 원문대로 "
+    "쓰는지 확인하세요.",
+    "xavier_not_uniform": "표준편차는 Xavier와 같지만 균등분포가 아닙니다(xavier_normal_ 등): ±√(6/(fan_in + fan_out)) "
+    "밖의 값이 있습니다. 원문처럼 nn.init.xavier_uniform_로 그 범위 안에서 고르게 뽑으세요.",
 }
 SPREAD_TOLERANCE = 0.2  # a fresh matrix's std may differ from the reference's by 20% (sampling noise is a few %)
+# xavier_uniform_ draws within ±√(6/(fan_in + fan_out)); a value 1 % past it (the samples keep 6 digits) with a
+# largest |value| over 2 standard deviations (a uniform's is √3 ≈ 1.73) is another distribution with the same spread,
+# e.g. xavier_normal_ (its 256 samples all stay inside with probability ~1e-10)
+BOUND_TOLERANCE = 1.01
+TAIL = 2.0
 
 # nn.init.xavier_uniform_ on a 1-D parameter: torch's own words for it
 XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
@@ -209,6 +219,30 @@ def spreads(fresh):
     return found
 
 
+def xavier_bound(shape):
+    """√(6/(fan_in + fan_out)) of a parameter of `shape`, as torch.nn.init computes the fans (dim ≥ 2)."""
+    receptive = math.prod(shape[2:])
+    return math.sqrt(6 / (shape[1] * receptive + shape[0] * receptive))
+
+
+def bound_problem(evidence, case, fresh):
+    """Korean: matrices with the Xavier spread but values past the uniform bound (not xavier_uniform_), or None."""
+    shapes = {name: shape for name, shape in evidence.reference(case)["structure"]["state_dict"] if len(shape) >= 2}
+    past = []
+    for name, values in fresh.items():
+        numbers = [v for v in values if type(v) in (int, float)] if isinstance(values, list) else []
+        if name not in shapes or len(numbers) < 2:
+            continue
+        largest, std = max(map(abs, numbers)), float(torch.tensor(numbers, dtype=torch.float64).std())
+        if largest > BOUND_TOLERANCE * xavier_bound(shapes[name]) and largest > TAIL * std:
+            past.append(name)
+    if not past:
+        return None
+    if not evidence.visible(case):
+        return BUGS["xavier_not_uniform"]
+    return f"{BUGS['xavier_not_uniform']} 범위 밖의 값이 있는 parameter: {names_text(past)}."
+
+
 def spread_problem(evidence, case):
     """Korean: matrices whose fresh std is not the reference's (no Xavier initialisation), or None."""
     found = spreads(read_model(evidence, case)["fresh"])
@@ -216,7 +250,7 @@ def spread_problem(evidence, case):
     off = [name for name, std in expected.items()
            if name in found and not abs(found[name] / std - 1) <= SPREAD_TOLERANCE]
     if not off:
-        return None
+        return bound_problem(evidence, case, read_model(evidence, case)["fresh"])
     if not evidence.visible(case):
         return BUGS["no_xavier"]
     first = off[0]
@@ -317,6 +351,47 @@ def structure_and_xavier(evidence):
     return Verdict(sum(v.fraction for v in verdicts) / 2, "\n".join(messages_))
 
 
+ALONE_NOTE = ("make_model이 틀려서 EncoderDecoder의 encode, decode, forward는 채점기가 만든 대역 encoder, decoder, 임베딩을 "
+              "끼운 EncoderDecoder로 대신 채점합니다: make_model의 실수로는 make_model 검사의 점수만 잃습니다.")
+
+
+def model_faulty(evidence, case):
+    """Whether make_model itself fails on `case` (it raised, or built a model without the reference's layers, names or
+    shapes), not merely unwritten: the EncoderDecoder methods are then judged on the case's "alone" run."""
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        return trace.get("error", {}).get("type") not in (None, "MissingFunction", "NotImplementedError")
+    expected, found = evidence.reference(case)["structure"], trace["structure"]
+    return bool(module_judge.unregistered_problem(found) or layers_problem(evidence, case, expected, found)
+                or module_judge.names_problem(expected, found, evidence.visible(case)))
+
+
+def alone_problem(evidence, case):
+    """Why the student's EncoderDecoder method around the probe's stand-in parts differs from the reference's (Korean,
+    the note on the stand-in after it), or None."""
+    trace, expected = evidence.trace(case)["alone"], evidence.reference(case)["alone"]
+    try:
+        output = module_judge.read_result(evidence, case, lambda e, c, error: explain_error(e, c, error, BUGS), trace)
+    except Finding as finding:
+        return f"{finding.message} {ALONE_NOTE}"
+    wanted = decode(expected["result"])
+    if close(output, wanted):
+        return None
+    if output.shape != wanted.shape:
+        return f"{module_judge.shape_problem(output.shape, wanted.shape, evidence.visible(case), False)} {ALONE_NOTE}"
+    return BUGS["alone_differs"]
+
+
+@each_case
+def encoder_decoder_output(evidence, case):
+    """An EncoderDecoder method's output: on the student's own model, or, when make_model fails on the case, on the
+    student's EncoderDecoder around the probe's stand-in parts."""
+    plain = stand_in_evidence(evidence)
+    if "alone" in evidence.trace(case) and model_faulty(plain, case):
+        return alone_problem(evidence, case)
+    return output_matches.one(plain, case)
+
+
 # The Generator's visible case: read by every model check, whose runs use the probe's GeneratorDouble when it fails.
 GENERATOR_READS = ("generator", *TIE_BREAK)
 MODEL_CASES = ("model", "encode", "decode", "forward", "train")  # the Generator check says whether they use the double
@@ -329,11 +404,11 @@ CHECKS = [
     Check(name="xavier", points=10, title="dim > 1인 parameter마다 Xavier 초기화 (새로 만든 모델의 표준편차)",
           cases=("model",), judge=xavier_check, reads=GENERATOR_READS),
     Check(name="encode", points=10, title="encode 출력 = 기준 (src_embed → encoder(src_mask))", cases=("encode",),
-          judge=with_stand_in(output_matches), reads=GENERATOR_READS),
+          judge=encoder_decoder_output, reads=GENERATOR_READS),
     Check(name="decode", points=10, title="decode 출력 = 기준 (tgt_embed → decoder(memory, src_mask, tgt_mask))", cases=("decode",),
-          judge=with_stand_in(output_matches), reads=GENERATOR_READS),
+          judge=encoder_decoder_output, reads=GENERATOR_READS),
     Check(name="forward", points=10, title="forward 출력 = 기준 (decode(encode(src, src_mask), src_mask, tgt, tgt_mask))",
-          cases=("forward",), judge=with_stand_in(output_matches), reads=GENERATOR_READS),
+          cases=("forward",), judge=encoder_decoder_output, reads=GENERATOR_READS),
     Check(name="train", points=10, title="train 모드 forward 출력 = 기준 (시드 고정, 인자 dropout이 층마다 쓰임)",
           cases=("train",), judge=with_stand_in(output_matches), reads=GENERATOR_READS),
 ]

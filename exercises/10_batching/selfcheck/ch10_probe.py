@@ -5,7 +5,10 @@ Sandbox side. A "batch" case builds `Batch` from fixed token rows (with `pad=` g
 records the attributes the training loop reads: `src`, `src_mask` and, when `tgt` is given, `tgt`, `tgt_y`,
 `tgt_mask`, `ntokens` (a tensor or a number); a case that leaves `pad` out also records the same call with `pad=2`
 ("with_pad_2"), so the default is judged on its own. A "std_mask" case calls `Batch.make_std_mask(tgt, pad)` on the class,
-without an instance, as a static method is called. Hidden cases live between the hidden-test markers.
+without an instance, as a static method is called. When a batch case with `tgt` raises and the same call succeeds
+with the class's `make_std_mask` swapped for the probe's `std_mask_double`, that run is recorded too ("stand_in"): the
+exception came from make_std_mask, and the other attributes are judged on it (one mistake costs its own unit).
+Hidden cases live between the hidden-test markers.
 """
 from dataclasses import dataclass
 
@@ -19,6 +22,7 @@ BLANK = 2  # the pad a default-pad case also passes explicitly: the default must
 SOURCE = ("src", "src_mask")
 TARGET = ("tgt", "tgt_y", "tgt_mask", "ntokens")
 DEFAULT = None  # `pad` left out of the call: the class's default applies
+_ABSENT = object()  # the class defines no make_std_mask of its own
 
 
 @dataclass(frozen=True)
@@ -92,12 +96,47 @@ def _call(cls, name, pad=DEFAULT):
         return {"error": describe_exception(error)}
 
 
+def std_mask_double(tgt, pad):
+    """The probe's stand-in for the student's make_std_mask inside Batch when that one raises: every position visible,
+    (batch, length, length) (not the chapter's mask; the tgt_mask it gives is never judged)."""
+    return torch.ones(tgt.size(0), tgt.size(-1), tgt.size(-1), dtype=torch.bool)
+
+
+def _record(cls, name):
+    """The case's call, with the default-pad call next to it when the case leaves pad out."""
+    trace = _call(cls, name)
+    if CASES[name].kind == "batch" and CASES[name].pad is DEFAULT:
+        trace["with_pad_2"] = _call(cls, name, BLANK)
+    return trace
+
+
+def _with_double(cls, name):
+    """`_record` with `cls.make_std_mask` swapped for `std_mask_double` (restored after), or None if it still fails."""
+    own = cls.__dict__.get("make_std_mask", _ABSENT)
+    try:
+        cls.make_std_mask = staticmethod(std_mask_double)
+    except BaseException:  # a class that refuses new attributes
+        return None
+    try:
+        trace = _record(cls, name)
+    finally:
+        if own is _ABSENT:
+            delattr(cls, "make_std_mask")
+        else:
+            cls.make_std_mask = own
+    failed = "error" in trace or "error" in trace.get("with_pad_2", {})
+    return None if failed else trace
+
+
 def run_case(namespace, name):
     """Run case `name` against the student's `Batch` and describe what happened as plain data."""
     cls = getattr(namespace, CLASS, None)
     if not callable(cls):
         return {"error": {"type": "MissingFunction", "message": CLASS}}
-    trace = _call(cls, name)
-    if CASES[name].kind == "batch" and CASES[name].pad is DEFAULT:
-        trace["with_pad_2"] = _call(cls, name, BLANK)
+    trace = _record(cls, name)
+    failed = "error" in trace or "error" in trace.get("with_pad_2", {})
+    if failed and CASES[name].kind == "batch" and CASES[name].tgt and isinstance(cls, type):
+        stand_in = _with_double(cls, name)
+        if stand_in is not None:
+            trace["stand_in"] = stand_in
     return trace

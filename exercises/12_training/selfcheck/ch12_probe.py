@@ -7,7 +7,8 @@ its second value. A "train"/"eval" case builds a tiny `make_model` with seeded w
 a fixed list of Batches drawn here (not by the student's `data_gen`), Adam and LambdaLR(`rate`) (the probe's
 `AdamDouble` and `LambdaLRDouble`: torch.optim's arithmetic without its first-use import of torch._dynamo), runs the
 student's `run_epoch` a few steps, and records what it returned, the TrainState counters, how often the
-optimizer, the scheduler and `zero_grad` ran, what the loss compute was called with and a fingerprint of
+optimizer, the scheduler and `zero_grad` ran (and in which order with the loss compute's calls and the backward
+passes through its second value: "events"), what the loss compute was called with and a fingerprint of
 every parameter (sum and norm); each such case runs again with the probe's `LossDouble` in place of the
 student's SimpleLossCompute ("stand_in": run_epoch is judged alone when the loss compute fails its own check).
 The model, Batch, LabelSmoothing and rate come from the student's module (earlier chapters, shipped solved). Hidden cases live between the hidden-test markers.
@@ -174,10 +175,11 @@ def record_loss(namespace, case, inputs):
 class Spy:
     """The loss compute run_epoch gets: the student's SimpleLossCompute, plus a record of each call."""
 
-    def __init__(self, inner, batches):
+    def __init__(self, inner, batches, events):
         self.inner = inner
         self.batches = batches
         self.calls = []
+        self.events = events
 
     def target(self, y):
         """Which field of which batch `y` is: "tgt_y", "tgt" or "other"."""
@@ -189,10 +191,18 @@ class Spy:
         return "other"
 
     def __call__(self, x, y, norm):
+        self.events.append("loss")
         result = self.inner(x, y, norm)
         first = result[0] if isinstance(result, (tuple, list)) and result else result
+        node = result[1] if isinstance(result, (tuple, list)) and len(result) > 1 else None
+        if isinstance(node, torch.Tensor) and node.requires_grad:
+            node.register_hook(self.backward_seen)
         self.calls.append({"target": self.target(y), "norm": float(norm), "loss": returned(first)})
         return result
+
+    def backward_seen(self, grad):
+        """A tensor hook on the loss node: a backward pass went through it."""
+        self.events.append("backward")
 
 
 class LossDouble:
@@ -286,11 +296,13 @@ class LambdaLRDouble:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-def counted(function, counter, key):
-    """`function`, counting its calls in `counter[key]`."""
+def counted(function, counter, key, events=None):
+    """`function`, counting its calls in `counter[key]` (and listing `key` in `events`, if given)."""
 
     def call(*args, **kwargs):
         counter[key] += 1
+        if events is not None:
+            events.append(key)
         return function(*args, **kwargs)
 
     return call
@@ -320,14 +332,17 @@ def setup(namespace, case, pairs, stand_in=False):
     batches = [namespace.Batch(src, tgt, PAD) for src, tgt in pairs]
     criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
     loss = LossDouble(model.generator) if stand_in else namespace.SimpleLossCompute(model.generator, criterion)
-    spy = Spy(loss, batches)
+    events = []
+    spy = Spy(loss, batches, events)
     # eps 1e-4, not 1e-9: a key bias's gradient is zero but for rounding, and Adam would blow that noise up to ±lr
     optimizer = AdamDouble(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
     scheduler = LambdaLRDouble(optimizer, lr_lambda=lambda step: namespace.rate(step, case.d_model, factor=1.0,
                                                                                  warmup=4))
-    counts = {"zero_grad": 0}
-    optimizer.zero_grad = counted(optimizer.zero_grad, counts, "zero_grad")
-    model.zero_grad = counted(model.zero_grad, counts, "zero_grad")
+    counts = {"zero_grad": 0, "step": 0, "scheduler": 0}
+    optimizer.zero_grad = counted(optimizer.zero_grad, counts, "zero_grad", events)
+    model.zero_grad = counted(model.zero_grad, counts, "zero_grad", events)
+    optimizer.step = counted(optimizer.step, counts, "step", events)
+    scheduler.step = counted(scheduler.step, counts, "scheduler", events)
     return model, batches, spy, optimizer, scheduler, counts
 
 
@@ -357,6 +372,7 @@ def record_epoch(namespace, case, pairs, stand_in=False):
         "pair": pair,
         "state": state_numbers(result[1]) if pair else None,
         "calls": spy.calls,
+        "events": spy.events,
         "optimizer_steps": optimizer.steps,
         "zero_grad": counts["zero_grad"],
         "scheduler_steps": int(scheduler.last_epoch),

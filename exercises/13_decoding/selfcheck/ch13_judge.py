@@ -48,6 +48,8 @@ BUGS = {
     "그대로 넘기세요(None이나 모두 1인 mask를 쓰면 padding 토큰까지 참고합니다).",
     "argmin": "log 확률이 가장 작은 토큰을 골랐습니다(min/argmin). greedy decoding은 매 step 가장 큰 log 확률의 토큰을 "
     "고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
+    "batch_axis": "가장 큰 log 확률을 batch 축(dim=0)에서 골랐습니다. prob는 (batch, 어휘 크기)이므로 batch가 1이면 "
+    "매번 0번 토큰이 나옵니다. 어휘 축에서 고르세요: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
     "generator_skipped": "model.generator를 부르지 않고 decoder의 출력(d_model 차원) 가운데 가장 큰 칸을 골랐습니다. decoder "
     "출력을 model.generator에 넣어 어휘 크기의 log 확률로 바꾼 뒤 가장 큰 토큰을 고르세요.",
     "not_decoded": "돌려준 토큰은 맞지만 모델로 decoding하지 않았습니다(model.decode를 토큰 수만큼 부르지 않았습니다). "

@@ -46,6 +46,11 @@ BUGS = {
     "dropout이 주어졌을 때 softmax 뒤의 가중치에 적용했는지 확인하세요.",
     "dropout_eval_ignored": "eval 모드 dropout인데도 값이 지워졌습니다. F.dropout(p_attn, p)처럼 직접 부르면 training 기본값이 True입니다. "
     "넘겨받은 dropout 모듈을 그대로 `dropout(p_attn)`으로 부르세요.",
+    "softmax_axis": "softmax를 마지막 축이 아닌 축(dim=-2 등)에서 계산했습니다. query(행)마다 key들에 대한 가중치의 합이 1이 "
+    "되도록 마지막 축에서 softmax하세요: scores.softmax(dim=-1).",
+    "scale_not_sqrt": "점수를 √d_k가 아니라 d_k로 나눴습니다. scaled dot-product attention은 query·key를 math.sqrt(d_k)로 "
+    "나눕니다.",
+    "no_scale": "점수를 √d_k로 나누지 않았습니다: torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k).",
     "dropout_own": "넘겨받은 dropout 대신 새 Dropout을 만들어 쓴 것 같습니다. 인자로 받은 dropout 모듈을 그대로 부르세요.",
     "dropout_not_returned": "출력에는 dropout이 반영됐지만 돌려준 p_attn은 dropout 전의 가중치입니다. "
     "dropout을 적용한 가중치로 p_attn을 덮어써서, 같은 p_attn으로 출력을 계산하고 돌려주세요.",
@@ -93,6 +98,10 @@ MASK_WAYS = [
     ("bitwise_not", "mask_bool_only", lambda s, m: s.masked_fill(~m, -1e9).softmax(-1)),
 ]
 NO_IF_MASK = ("no_if", "mask_none", lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-1))
+# softmax over the query axis: masked the right way, normalised down each column
+SOFTMAX_AXIS = ("softmax_axis", "softmax_axis", lambda s, m: s.masked_fill(m == 0, -1e9).softmax(-2))
+# the scores divided by d_k instead of √d_k, or not at all (bug models with the right mask and dropout only)
+SCALES = {"sqrt": None, "d_k": "scale_not_sqrt", "none": "no_scale"}
 
 
 def _apply(dropout, x):
@@ -118,12 +127,14 @@ DROPOUT_WAYS = [
 ]
 
 
-def _model(mask_way, dropout_way):
-    """A (possibly wrong) attention: mask the scores one way, apply dropout in one place."""
+def _model(mask_way, dropout_way, scale="sqrt"):
+    """A (possibly wrong) attention: scale and mask the scores one way, apply dropout in one place."""
     _, _, masked_softmax = mask_way
+    axis = -2 if mask_way[0] == "softmax_axis" else -1
 
     def model(query, key, value, mask, dropout):
-        scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
+        d_k = query.size(-1)
+        scores = torch.matmul(query, key.transpose(-2, -1)) / {"sqrt": math.sqrt(d_k), "d_k": d_k, "none": 1}[scale]
         if dropout_way == "scores":
             scores = _apply(dropout, scores)
         if mask is not None or mask_way[0] == "no_if":
@@ -132,7 +143,7 @@ def _model(mask_way, dropout_way):
             else:
                 p_attn = masked_softmax(scores, mask)
         else:
-            p_attn = _apply(dropout, scores).softmax(-1) if dropout_way == "scores_after_mask" else scores.softmax(-1)
+            p_attn = _apply(dropout, scores).softmax(axis) if dropout_way == "scores_after_mask" else scores.softmax(axis)
         used = p_attn
         if dropout_way == "no_if":
             p_attn = _call_none(p_attn)
@@ -167,10 +178,11 @@ def _models(case):
     spec = probe.CASES[case]
     if spec.function != "attention":
         return []
-    masks = MASK_WAYS if spec.mask else [MASK_WAYS[0], NO_IF_MASK]
+    masks = [*MASK_WAYS, SOFTMAX_AXIS] if spec.mask else [MASK_WAYS[0], NO_IF_MASK, SOFTMAX_AXIS]
     dropouts = DROPOUT_WAYS if spec.dropout is not None else [("p_attn", None), ("no_if", "dropout_none")]
     return [(tuple(bug for bug in (mask[1], dropout_bug) if bug), _model(mask, dropout_way))
-            for mask in masks for dropout_way, dropout_bug in dropouts]
+            for mask in masks for dropout_way, dropout_bug in dropouts] + [
+        ((bug,), _model(MASK_WAYS[0], "p_attn", scale)) for scale, bug in SCALES.items() if bug]
 
 
 MODEL_CODE = ModelCode(models=_models, call=_call)

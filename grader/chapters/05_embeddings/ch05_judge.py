@@ -43,6 +43,8 @@ BUGS = {
     "self.dropout = nn.Dropout(p=dropout)으로 만드세요.",
     "pe_swapped": "sin과 cos의 자리가 바뀌었습니다. 짝수 열(0, 2, 4, …)이 sin, 홀수 열(1, 3, 5, …)이 cos입니다. "
     "그래서 위치 0의 행은 [0, 1, 0, 1, …]입니다.",
+    "pe_one_function": "짝수 열과 홀수 열에 같은 함수를 썼습니다(둘 다 sin이거나 둘 다 cos). 짝수 열(0, 2, 4, …)은 sin, "
+    "홀수 열(1, 3, 5, …)은 cos입니다: pe[:, 0::2] = sin(…), pe[:, 1::2] = cos(…).",
     "pe_concatenated": "sin과 cos를 번갈아 끼우지 않고 이어 붙였습니다(앞 절반 sin, 뒤 절반 cos). 같은 주파수의 "
     "sin과 cos가 이웃한 두 열(2i, 2i+1)에 들어가야 합니다: 짝수 열은 pe[:, 0::2], 홀수 열은 pe[:, 1::2]로 고르세요.",
     "pe_div_sign": "div_term 지수의 부호가 반대입니다. exp(+2i·log(10000)/d_model)은 뒤 열로 갈수록 주파수가 "
@@ -68,7 +70,7 @@ BUGS = {
 SCALES = {"sqrt": (None, math.sqrt), "none": ("emb_no_scale", lambda d: 1.0),
           "d_model": ("emb_times_d_model", float), "divided": ("emb_divided", lambda d: 1 / math.sqrt(d))}
 TABLES = {"interleaved": None, "swapped": "pe_swapped", "concatenated": "pe_concatenated", "sign": "pe_div_sign",
-          "none": "pe_not_added"}
+          "none": "pe_not_added", "sin_only": "pe_one_function", "cos_only": "pe_one_function"}
 PLACES = {"after_add": None, "none": "dropout_missing", "on_pe": "dropout_on_pe", "before_add": "dropout_before_add"}
 
 
@@ -82,7 +84,7 @@ def pe_rows(length, d_model, table="interleaved"):
     sin, cos = torch.sin(angle), torch.cos(angle)
     if table == "concatenated":
         return torch.cat([sin, cos], dim=-1)
-    pair = (cos, sin) if table == "swapped" else (sin, cos)
+    pair = {"swapped": (cos, sin), "sin_only": (sin, sin), "cos_only": (cos, cos)}.get(table, (sin, cos))
     return torch.stack(pair, dim=-1).reshape(length, d_model)
 
 

@@ -9,7 +9,9 @@ mode (train: seeded train mode), recording the output and the weights decoder la
 attention kept. When the student's `make_model` raises only because an init function refused a parameter with
 fewer than 2 dimensions (an init loop over every parameter), each case also records a "stand_in" run: the same
 `make_model` built with `lenient_init`, so the checks of the other units are judged on the student's own model.
-Hidden cases and their seeds live between the hidden-test markers and never reach students.
+An "encode", "decode" or "forward" case also records an "alone" run: the student's EncoderDecoder assembled from the
+probe's own stand-in parts (`alone_model`), not from make_model, so that a make_model mistake costs make_model's checks
+only. Hidden cases and their seeds live between the hidden-test markers and never reach students.
 """
 import functools
 from dataclasses import dataclass
@@ -268,6 +270,8 @@ def run_case(namespace, name):
     if case.kind == "generator":
         return modules.record(namespace, GENERATOR, (case.d_model, case.tgt_vocab), {}, case.seed, make_inputs(name))
     trace = model_run(namespace, name)
+    if case.kind in ALONE_KINDS:
+        trace["alone"] = alone_run(namespace, name)
     if generator_differs(namespace, case):  # make_model's weights would not load by name: a twin run to judge it by
         with modules.stand_in(namespace, GENERATOR, GeneratorDouble, MAKE_MODEL):
             trace["generator_stand_in"] = model_run(namespace, name)
@@ -330,4 +334,74 @@ def run_model_case(namespace, name, stand_in=False):
     trace["result"] = encode(output)
     if case.kind == "forward":
         trace["attributes"] = {"src_attn": kept_weights(model)}
+    return trace
+
+
+# ----------------------------------------------------------------------------- EncoderDecoder without make_model
+ALONE_KINDS = ("encode", "decode", "forward")  # the cases whose EncoderDecoder method is also run on `alone_model`
+
+
+def _mix(values, queries, mask):
+    """(batch, queries, d): the plain average of `values` (batch, keys, d) over the keys `mask` leaves visible (all
+    when None); the mask broadcasts to (batch, queries, keys) as an attention mask does."""
+    weights = torch.ones(values.size(0), queries, values.size(1), dtype=values.dtype)
+    if mask is not None:
+        weights = weights.masked_fill(mask == 0, 0.0)
+    return weights @ values / weights.sum(-1, keepdim=True).clamp(min=1.0)
+
+
+class EncoderDouble(torch.nn.Module):
+    """The probe's stand-in encoder: x plus a masked average of a projection of x (not the chapter's encoder)."""
+
+    def __init__(self, features):
+        super().__init__()
+        self.proj = torch.nn.Linear(features, features)
+
+    def forward(self, x, mask):
+        return x + _mix(self.proj(x), x.size(1), mask)
+
+
+class DecoderDouble(torch.nn.Module):
+    """The probe's stand-in decoder: x plus masked averages of x (tgt_mask) and of memory (src_mask)."""
+
+    def __init__(self, features):
+        super().__init__()
+        self.own = torch.nn.Linear(features, features)
+        self.source = torch.nn.Linear(features, features)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        return x + _mix(self.own(x), x.size(1), tgt_mask) + _mix(self.source(memory), x.size(1), src_mask)
+
+
+class EmbedDouble(torch.nn.Module):
+    """The probe's stand-in embedding: a lookup table alone."""
+
+    def __init__(self, vocab, features):
+        super().__init__()
+        self.lut = torch.nn.Embedding(vocab, features)
+
+    def forward(self, x):
+        return self.lut(x)
+
+
+def alone_model(namespace, case):
+    """The student's EncoderDecoder around the probe's stand-in parts (built under the case's seed)."""
+    d = case.d_model
+    torch.manual_seed(case.seed)
+    return getattr(namespace, "EncoderDecoder")(EncoderDouble(d), DecoderDouble(d), EmbedDouble(case.src_vocab, d),
+                                                EmbedDouble(case.tgt_vocab, d), GeneratorDouble(d, case.tgt_vocab))
+
+
+def alone_run(namespace, name):
+    """The case's method of the student's EncoderDecoder built by `alone_model` with seeded weights, as plain data."""
+    case = CASES[name]
+    try:
+        model = alone_model(namespace, case)
+    except BaseException as error:
+        return {"error": describe_exception(error)}
+    trace = {"load": load_parameters(model, case.seed)}
+    output, failed = call(model, METHODS[case.kind], make_inputs(name), False, case.seed)
+    if failed:
+        return {**trace, **failed}
+    trace["result"] = encode(output)
     return trace

@@ -59,6 +59,8 @@ BUGS = {
     "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",
     "no_staticmethod": "make_std_mask 위의 @staticmethod가 빠졌습니다. 그래서 self.make_std_mask(self.tgt, pad)가 "
     "self까지 인자 세 개를 넘깁니다. @staticmethod를 붙이세요.",
+    "tgt_mask_batch_axis": "subsequent_mask에 batch 크기(tgt.size(0))를 넘겼습니다. 미래를 가리는 mask의 크기는 문장 "
+    "길이입니다: subsequent_mask(tgt.size(-1)).",
     "instance_method": "Batch.make_std_mask(tgt, pad)를 인스턴스 없이 부를 수 없습니다(self 인자가 있습니다). "
     "@staticmethod를 붙이고 self 없이 def make_std_mask(tgt, pad):로 정의하세요.",
 }
@@ -111,6 +113,7 @@ KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done anot
     ("tgt_mask_no_causal", "tgt_mask", "no_causal"),
     ("tgt_mask_rows", "tgt_mask", "rows"),
     ("tgt_mask_or", "tgt_mask", "or"),
+    ("tgt_mask_batch_axis", "tgt_mask", "batch_axis"),
     ("tgt_mask_no_padding", "tgt_mask", "no_padding_batch"),  # after "or": the same mask when the length is 1
     ("mask_inverted", "tgt_mask", "inverted"),
     ("tgt_mask_on_tgt_y", "mask_from", "tgt_y"),
@@ -133,7 +136,7 @@ def _padding(tokens, pad, way="ok"):
 
 def _std_mask(tgt, pad, way="ok"):
     """make_std_mask computed one way: padding & causal, or one part missing, on rows, with |, inverted."""
-    size = tgt.size(-1)
+    size = tgt.size(0 if way == "batch_axis" else -1)
     causal = torch.ones(1, size, size, dtype=torch.bool).tril()
     padding = _padding(tgt, pad, "rows" if way == "rows" else "inverted" if way == "inverted" else "ok")
     if way == "no_padding":
@@ -223,11 +226,23 @@ def _attributes(trace):
     return {STD_MASK: trace["result"]} if "result" in trace else trace["attributes"]
 
 
-def read_batch(evidence, case):
-    """The student's attributes on `case` ({"mask": …} for make_std_mask), or Finding with a diagnosis."""
+STAND_IN_NOTE = ("Batch의 다른 속성(src_mask, tgt, tgt_y, ntokens)은 채점기가 만든 대역 make_std_mask로 대신 채점합니다: "
+                 "이 실수로는 make_std_mask와 tgt_mask 검사의 점수만 잃습니다.")
+
+
+def batch_trace(evidence, case, stand_in=False):
+    """The trace of `case`; with `stand_in`, the probe's run with its own make_std_mask when the student's raised."""
     trace = evidence.trace(case)
+    return trace["stand_in"] if stand_in and "error" in trace and "stand_in" in trace else trace
+
+
+def read_batch(evidence, case, stand_in=False):
+    """The student's attributes on `case` ({"mask": …} for make_std_mask), or Finding with a diagnosis; with
+    `stand_in`, those of the run with the probe's make_std_mask when the student's raised inside Batch."""
+    trace = batch_trace(evidence, case, stand_in)
     if "error" in trace:
-        raise Finding(_triage(evidence, case, trace["error"]))
+        problem = _triage(evidence, case, trace["error"])
+        raise Finding(f"{problem} {STAND_IN_NOTE}" if "stand_in" in trace else problem)
     return _attributes(trace)
 
 
@@ -278,12 +293,13 @@ def attribute_problem(evidence, case, student, name):
     return f"{_label(name)}의 값이 기대와 다릅니다."
 
 
-def batch_check(names=None):
-    """A judge: on each of the check's cases, the student's attributes `names` (all the case's) equal the reference's."""
+def batch_check(names=None, stand_in=True):
+    """A judge: on each of the check's cases, the student's attributes `names` (all the case's) equal the reference's
+    (with `stand_in`, judged on the probe's run with its own make_std_mask when the student's raised inside Batch)."""
 
     @each_case
     def attributes_right(evidence, case):
-        student = read_batch(evidence, case)
+        student = read_batch(evidence, case, stand_in)
         judged = names or probe.CASES[case].names
         problems = [problem for name in judged if (problem := attribute_problem(evidence, case, student, name))]
         return " ".join(dict.fromkeys(problems)) or None
@@ -292,9 +308,9 @@ def batch_check(names=None):
 
 
 def default_problem(evidence, case):
-    """Why leaving pad out does not behave as pad=2 on `case` (Korean), or None."""
-    trace = evidence.trace(case)
-    student = read_batch(evidence, case)
+    """Why leaving pad out does not behave as pad=2 on `case` (Korean), or None (on the stand-in run if any)."""
+    trace = batch_trace(evidence, case, stand_in=True)
+    student = read_batch(evidence, case, stand_in=True)
     twin = trace.get("with_pad_2", {})
     if "error" in twin:
         return _triage(evidence, case, twin["error"])
@@ -322,7 +338,7 @@ CHECKS = [
     Check(name="tgt_shift", points=15, title="tgt = tgt[:, :-1], tgt_y = tgt[:, 1:] (한 칸 밀기)",
           cases=("pad0", "pad2"), judge=batch_check(("tgt", "tgt_y"))),
     Check(name="tgt_mask", points=15, title="tgt_mask = padding mask & subsequent_mask: (batch, 길이, 길이) bool",
-          cases=("pad0", "pad2"), judge=batch_check(("tgt_mask",))),
+          cases=("pad0", "pad2"), judge=batch_check(("tgt_mask",), stand_in=False)),
     Check(name="ntokens", points=10, title="ntokens = tgt_y에서 pad가 아닌 토큰 수", cases=("pad0", "pad2"),
           judge=batch_check(("ntokens",))),
     Check(name="default_pad", points=10, title="pad의 기본값은 2 (<blank>)", cases=("default_pad",),
@@ -341,7 +357,7 @@ CHECKS += [
     Check(name="hidden_shift", points=5, title="다른 batch의 tgt, tgt_y", cases=HIDDEN,
           judge=batch_check(("tgt", "tgt_y")), visible=False),
     Check(name="hidden_tgt_mask", points=5, title="다른 batch의 tgt_mask", cases=HIDDEN,
-          judge=batch_check(("tgt_mask",)), visible=False),
+          judge=batch_check(("tgt_mask",), stand_in=False), visible=False),
     Check(name="hidden_ntokens", points=5, title="다른 batch의 ntokens", cases=HIDDEN,
           judge=batch_check(("ntokens",)), visible=False),
     Check(name="hidden_src_only", points=5, title="pad를 넘기지 않은 다른 Batch(src)", cases=("hidden_src_only",),

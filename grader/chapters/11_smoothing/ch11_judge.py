@@ -41,6 +41,8 @@ BUGS = {
     "step_exponent": "warmup 뒤의 식에서 step의 지수가 틀렸습니다. warmup 뒤에는 step^(-0.5), 곧 1/√step에 비례해 "
     "줄어듭니다.",
     "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
+    "model_size_missing": "model_size^(-0.5)를 곱하지 않았습니다. 학습률 전체에 model_size^(-0.5)를 곱합니다: d_model이 "
+    "클수록 학습률이 작습니다.",
     "denominator": "smoothing을 나누는 수가 틀렸습니다. 정답 칸과 padding 칸을 뺀 size - 2개 칸에 smoothing을 똑같이 "
     "나눕니다: smoothing / (size - 2). 그래야 padding이 아닌 행의 합이 1입니다.",
     "swapped": "confidence와 smoothing이 바뀌었습니다. 정답 칸(target)에는 confidence = 1 - smoothing을, 나머지 칸에는 "
@@ -53,6 +55,10 @@ BUGS = {
     "forward 뒤의 self.true_dist를 읽습니다.",
     "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
     "loss를 더합니다. 토큰 수로 나누는 것은 학습 루프가 합니다.",
+    "criterion_swapped": "self.criterion에 넘긴 두 인자의 순서가 바뀌었습니다. KLDivLoss는 모델의 로그 확률 x를 먼저, "
+    "목표 분포 true_dist를 다음에 받습니다: self.criterion(x, true_dist.clone().detach()).",
+    "x_overwritten": "true_dist를 채우면서 x까지 바꿨습니다: x.data나 x.detach()는 복사가 아니라 같은 메모리입니다. 그래서 "
+    "loss가 x 대신 목표 분포 자신을 비교합니다. x.data.clone()으로 복사한 뒤 채우세요.",
     "criterion": 'self.criterion이 nn.KLDivLoss가 아닙니다. 합계로 줄이는(reduction이 sum인) nn.KLDivLoss로 만드세요.',
 }
 
@@ -65,7 +71,7 @@ RTOL = 1e-4  # relative: learning rates are ~1e-7 to 1e-3
 ### BEGIN BUG MODELS
 
 MODEL_EXPONENTS = {-0.5: None, 0.5: "model_size_exponent", -1.0: "model_size_exponent",
-                   -1.5: "model_size_exponent"}
+                   -1.5: "model_size_exponent", 0.0: "model_size_missing"}
 STEP_EXPONENTS = {-0.5: None, 0.5: "step_exponent", -1.0: "step_exponent", -1.5: "step_exponent"}
 WARMUP_EXPONENTS = {-1.5: None, -0.5: "warmup_exponent", 1.5: "warmup_exponent", -1.0: "warmup_exponent",
                     -2.0: "warmup_exponent", -2.5: "warmup_exponent"}
@@ -73,6 +79,9 @@ COMBINE = {"min": None, "max": "max_for_min"}
 FACTOR = {True: None, False: "factor_missing"}
 DENOMINATORS = {2: None, 1: "denominator", 0: "denominator"}  # smoothing / (size - k)
 REDUCTIONS = {"sum": None, "mean": "reduction", "batchmean": "reduction"}
+# how the loss is taken: criterion(x, true_dist), the arguments the other way round, or x filled in place as true_dist
+# (true_dist = x.data without clone: x then holds the target distribution itself)
+LOSS_WAYS = {"ok": None, "swapped": "criterion_swapped", "overwritten": "x_overwritten"}
 
 
 def rate_model(step, model_size, factor, warmup, model_exp=-0.5, step_exp=-0.5, warmup_exp=-1.5, combine="min",
@@ -117,9 +126,10 @@ def _rate_models():
 def _smoothing_models():
     return _by_bug_count(
         (_label(DENOMINATORS[k], "swapped" if swapped else None, None if column else "pad_column",
-                None if rows else "pad_rows", REDUCTIONS[reduction]), ("smoothing", k, swapped, column, rows, reduction))
-        for k, swapped, column, rows, reduction in itertools.product(DENOMINATORS, (False, True), (True, False),
-                                                                     (True, False), REDUCTIONS))
+                None if rows else "pad_rows", REDUCTIONS[reduction], LOSS_WAYS[way]),
+         ("smoothing", k, swapped, column, rows, reduction, way))
+        for k, swapped, column, rows, reduction, way in itertools.product(DENOMINATORS, (False, True), (True, False),
+                                                                          (True, False), REDUCTIONS, LOSS_WAYS))
 
 
 def _models(case):
@@ -134,10 +144,11 @@ def _call(model, case, inputs):
         _, m, s, w, c, f = model
         return torch.tensor([rate_model(step, spec.model_size, spec.factor, spec.warmup, m, s, w, c, f)
                              for step in spec.steps], dtype=torch.float64)
-    _, k, swapped, column, rows, reduction = model
+    _, k, swapped, column, rows, reduction, way = model
     x, target = inputs
     dist = true_dist_model(spec, x, target, k, swapped, column, rows)
-    return {"true_dist": dist, "loss": torch.nn.functional.kl_div(x, dist, reduction=reduction)}
+    first, second = {"ok": (x, dist), "swapped": (dist, x), "overwritten": (dist, dist)}[way]
+    return {"true_dist": dist, "loss": torch.nn.functional.kl_div(first, second, reduction=reduction)}
 
 
 MODEL_CODE = ModelCode(models=_models, call=_call)
@@ -150,6 +161,8 @@ def _same(student, produced):
     if kind == "rate":
         produced = produced.tolist()
         return len(value) == len(produced) and all(math.isclose(a, b, rel_tol=RTOL) for a, b in zip(value, produced))
+    if kind == "loss" and value.numel() == 1 and bool(value.isnan().all()):  # the arguments swapped: log of x < 0
+        return produced[kind].numel() == 1 and bool(produced[kind].isnan().all())
     return module_judge.same_output(value, produced[kind])
 
 

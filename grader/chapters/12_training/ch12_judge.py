@@ -75,6 +75,12 @@ BUGS = {
     "모으세요.",
     "epoch_loss": "run_epoch가 돌려준 평균 손실이 기준과 다릅니다. 모든 batch의 합계 손실을 모든 batch의 토큰 수 합으로 "
     "나누세요: total_loss / total_tokens.",
+    "step_before_backward": "optimizer.step()을 loss_node.backward()보다 먼저 불렀습니다. 그러면 step은 이번 batch의 "
+    "기울기 없이 움직입니다. batch마다 backward로 기울기를 구한 다음 optimizer.step()을 부르세요.",
+    "zero_grad_before_step": "optimizer.zero_grad()를 optimizer.step()보다 먼저 불렀습니다. 그러면 backward로 구한 기울기를 "
+    "지운 뒤 step하므로 parameter가 움직이지 않습니다. optimizer.step() 다음에 zero_grad를 부르세요.",
+    "zero_grad_unstepped": "optimizer.step()을 부르지 않는 batch에서도 zero_grad를 불러, accum_iter개 batch 동안 쌓아야 할 "
+    "기울기를 지웁니다. zero_grad는 i % accum_iter == 0일 때 optimizer.step() 바로 다음에만 부르세요.",
     "parameters": "학습한 뒤 parameter가 기준과 다릅니다. batch마다 forward → loss_compute → backward, i % accum_iter == 0이면 "
     "optimizer.step()과 zero_grad, 그리고 scheduler.step() 순서를 확인하세요.",
 }
@@ -239,7 +245,31 @@ def parameters_problem(found, expected):
     mine = fingerprints(found, names)
     if mine is not None and close(mine, fingerprints(expected, names)):
         return None
-    return BUGS["no_zero_grad"] if found["zero_grad"] == 0 else BUGS["parameters"]
+    return BUGS["no_zero_grad"] if found["zero_grad"] == 0 else order_problem(found) or BUGS["parameters"]
+
+
+def order_problem(found):
+    """Korean: gradients cleared in a batch that does not step (accumulation lost), the optimizer stepped before the
+    batch's backward, or its gradients cleared between the backward and the step, read from the order of the recorded
+    events of each batch; or None."""
+    batches, current = [], None
+    for event in found.get("events") or []:
+        if event == "loss":
+            current = []
+            batches.append(current)
+        elif current is not None:
+            current.append(event)
+    if any("zero_grad" in events and "step" not in events for events in batches):
+        return BUGS["zero_grad_unstepped"]
+    for events in batches:
+        if "step" not in events:
+            continue
+        step = events.index("step")
+        if "backward" in events and events.index("backward") > step:
+            return BUGS["step_before_backward"]
+        if "backward" in events[:step] and "zero_grad" in events[events.index("backward"):step]:
+            return BUGS["zero_grad_before_step"]
+    return None
 
 
 def returned_problem(found, expected):

@@ -20,6 +20,11 @@ NO_DROPOUT_MODULE = ALL - {"dropout_eval"} - DROPOUT_TRAIN - SUBSEQUENT
 SUBSEQUENT_VALUES = frozenset({"subsequent_mask_values", "subsequent_mask_hidden"})
 
 EXPECTED = {
+    # the scores and the softmax in attention (every attention check; subsequent_mask is right)
+    "softmax_over_queries": fails(18, ALL - SUBSEQUENT, "softmax_axis"),  # scores.softmax(dim=-2)
+    # / d_k, or no division: masked weights are still exactly 0 and rows still sum to 1
+    "scale_by_d_k": fails(28, ALL - SUBSEQUENT - {"masked_exact_zero"}, "scale_not_sqrt"),
+    "no_scale": fails(28, ALL - SUBSEQUENT - {"masked_exact_zero"}, "no_scale"),
     # the mask in attention
     "inverted_mask": fails(28, MASKED, "inverted_mask"),  # masked_fill(mask == 1, -1e9)
     "mask_true_filled": fails(28, MASKED, "inverted_mask", int_mask="mask_bool_only"),  # masked_fill(mask, …)

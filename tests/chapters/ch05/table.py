@@ -13,6 +13,7 @@ EXPECTED = {
     "emb_times_d_model": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_times_d_model"),  # × d_model
     "renamed_lut": fails(65, EMBEDDINGS, "names"),  # self.embedding instead of self.lut
     "pe_sin_cos_swapped": fails(50, PE_OUTPUTS, "pe_swapped"),  # even columns cos, odd columns sin
+    "pe_both_sin": fails(50, PE_OUTPUTS, "pe_one_function"),  # pe[:, 1::2] = torch.sin(...) too
     "pe_concatenated": fails(50, PE_OUTPUTS, "pe_concatenated"),  # torch.cat([sin, cos], dim=1)
     "pe_div_term_sign": fails(50, PE_OUTPUTS, "pe_div_sign"),  # exp(+2i·log(10000)/d)
     # pos · 10000^(2i/d) written as a power: the first sin/cos pair is right, the later ones are not

@@ -24,12 +24,17 @@ EXPECTED = {
     # model_size ** (-1.5), warmup ** (-0.5): after warmup only the model size shows
     "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", first="warmup_exponent",
                                 **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
+    "rate_no_model_size": fails(60, RATES, "model_size_missing"),  # factor * min(...): model_size^(-0.5) left out
     "factor_missing": fails(85, {"rate_config", "hidden_rate"}, "factor_missing"),  # factor 1 elsewhere
     "denominator": fails(55, SMOOTHING, "denominator"),  # smoothing / (size - 1)
     "confidence_swapped": fails(55, SMOOTHING, "swapped"),
     "pad_column_kept": fails(55, SMOOTHING, "pad_column"),
     "pad_rows_kept": fails(65, SMOOTHING, "pad_rows"),  # half the hidden credit: one hidden target has no padding
     "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
+    # self.criterion(true_dist, x): the log of negative log probabilities, a nan loss; true_dist is right
+    "criterion_args_swapped": fails(80, LOSS, "criterion_swapped"),
+    # true_dist = x.data without clone: filling it fills x, the loss compares the target with itself
+    "no_clone": fails(80, LOSS, "x_overwritten"),
     "reduction_mean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
     "reduction_batchmean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
     # near misses (issue 27): almost right, and each must still fail

@@ -12,6 +12,11 @@ EXPECTED = {
     # the run_epoch mistakes, each seen on the recorded counters, calls and parameters
     "no_zero_grad": fails(60, RUNS, "no_zero_grad"),
     "no_scheduler_step": fails(60, RUNS, "no_scheduler"),
+    # the order within a batch, read from the recorded events (loss call, backward, step, zero_grad, scheduler)
+    "step_before_backward": fails(60, RUNS, "step_before_backward"),  # optimizer.step() and then loss_node.backward()
+    "zero_grad_before_step": fails(60, RUNS, "zero_grad_before_step"),  # zero_grad(), then step(): the gradients gone
+    # optimizer.zero_grad() before every backward: right with accum_iter=1, the accumulated gradients cleared otherwise
+    "zero_grad_every_batch": fails(75, {"accumulation", "hidden_train"}, "zero_grad_unstepped"),
     "loss_on_tgt": fails(55, RUNS | {"eval_mode"}, "target_tgt"),  # loss_compute(out, batch.tgt, ...)
     "eval_steps_optimizer": fails(95, {"eval_mode"}, "eval_steps"),  # backward and step whatever the mode
     "accum_ignored": fails(70, {"train_state", "accumulation", "hidden_train"}, "accum_ignored"),

@@ -14,6 +14,7 @@ EXPECTED = {
     # the next token read from the wrong place or picked the wrong way: every decoded sequence changes
     "first_position": fails(20, TOKENS, "first_position"),  # out[:, 0]
     "argmin": fails(20, TOKENS, "argmin"),
+    "argmax_batch_axis": fails(20, TOKENS, "batch_axis"),  # torch.max(prob, dim=0): token 0 every step
     "generator_skipped": fails(7.5, EVERYTHING, "generator_skipped"),  # argmax over d_model: mostly an IndexError
     # masks: only where they matter (two layers for the causal mask, padding for the source mask)
     "no_causal_mask": fails(50, RANDOM, "no_causal_mask"),
