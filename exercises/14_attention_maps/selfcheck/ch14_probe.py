@@ -275,19 +275,36 @@ class StandIn:
         return "model"
 
 
-def layer_model(namespace, case):
+class LayerModel:
     """The model handed to visualize_layer: the namespace's make_model with the case's number of heads and layer
     `case.layer` present (as built, no forward run), so that a visualize_layer reading the head count off the model
     (`model.encoder.layers[layer].self_attn.h`) or calling `model.eval()` works as it does in the notebook; its
-    maps come from the getter alone. A StandIn when make_model fails."""
-    model, failed = modules.build(namespace, "make_model", (case.vocab, case.vocab),
-                                  {"N": case.layer + 1, "d_model": 4 * case.h, "d_ff": 8, "h": case.h}, case.seed)
-    return StandIn() if failed else model.eval()
+    maps come from the getter alone. Built the first time visualize_layer reads something off it (most never do, and
+    a build costs tens of ms a case); a StandIn's attributes (none) when make_model fails."""
+
+    _OWN = ("_namespace", "_case", "_model")
+
+    def __init__(self, namespace, case):
+        self._namespace, self._case, self._model = namespace, case, None
+
+    def __getattr__(self, name):
+        if name in self._OWN or name.startswith("__"):
+            raise AttributeError(name)
+        if self._model is None:
+            case = self._case
+            model, failed = modules.build(self._namespace, "make_model", (case.vocab, case.vocab),
+                                          {"N": case.layer + 1, "d_model": 4 * case.h, "d_ff": 8, "h": case.h},
+                                          case.seed)
+            self._model = StandIn() if failed else model.eval()
+        return getattr(self._model, name)
+
+    def __repr__(self):
+        return "model"
 
 
 def record_layer(namespace, case, attn):
     """The student's visualize_layer with a getter handing out `attn`: the calls it got and the returned figure."""
-    model, calls = layer_model(namespace, case), []
+    model, calls = LayerModel(namespace, case), []
 
     def getter_fn(given, layer):
         calls.append({"model": given is model, "layer": encode(layer)})
