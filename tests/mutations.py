@@ -212,7 +212,7 @@ MUTATIONS = [
         "ch13_copy_not_decoded_accepted",
         "chapter 13 no longer asks that the copy model's tokens were decoded: returning the source passes the copy checks",
         (("grader/chapters/13_decoding/ch13_judge.py",
-          '    return None if len(found) >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]\n', '    return None\n'),),
+          '    return None if made >= min(n - 1, probe.MAX_CALLS) else BUGS["not_decoded"]\n', '    return None\n'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch13-near_src_returned]",),
     ),
@@ -305,7 +305,8 @@ MUTATIONS = [
     Mutation(
         "dropout_rate_unchecked",
         "a module's structure check no longer compares its dropout rates: a default dropout=0.11 passes",
-        (("grader/checks/module_judge.py", "    return None if same else text\n", "    return None\n"),),
+        (("grader/checks/module_judge.py", '    have, want = dict(found["dropout"]), dict(expected["dropout"])\n',
+          "    return None\n"),),
         (NEAR + "[ch03-near_default_dropout]", NEAR + "[ch04-near_default_dropout]"),
     ),
     Mutation(
