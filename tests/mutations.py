@@ -257,8 +257,8 @@ MUTATIONS = [
         "student_cells_dropped",
         "a notebook's cells the student added are no longer read (only nbgrader answer cells)",
         (("grader/checks/loading.py",
-          '    return bool(nbgrader.get("solution")) or not (nbgrader.get("grade") or nbgrader.get("locked"))\n',
-          '    return bool(nbgrader.get("solution"))\n'),),
+          "    return not COURSE_CELL.match(_cell_text(cell).lstrip())\n",
+          "    return False\n"),),
         ("tests/checks/test_notebook_as_run.py::test_only_student_cells_are_read",),
     ),
     Mutation(
