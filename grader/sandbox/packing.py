@@ -26,7 +26,8 @@ class BadPacking(ValueError):
 
 def pack(outcome, array=array, b2a=binascii.b2a_base64, key_of=_KEY_OF.get, list_type=list, dict_type=dict,
          shortest=SHORTEST, types=TYPECODES):
-    """`outcome` with every long list of floats (or of ints) in it packed (in place, the root excepted)."""
+    """`outcome` with every long list of floats (or of ints) in it packed (in place, the root excepted); its helpers
+    are bound as defaults when this module loads, before any student code, as the sealer's are (`child._sealer`)."""
     stack = [outcome]
     while stack:
         item = stack.pop()
