@@ -223,9 +223,11 @@ def _edits(document):
     case = next(name for name, c in document["cases"].items() if c[KEY]["order"])
 
     def tensor_data(result):
-        """The first stored tensor's numbers in a result: a tensor, a tuple's items, a dict's values."""
-        if isinstance(result, dict) and isinstance(result.get("data"), list) and result["data"]:
-            return result["data"]
+        """The first stored tensor's numbers in a result: a tensor, a tuple's items, a dict's values (a tensor whose
+        first value is not a finite number, e.g. a bug model's "nan" loss, is passed over)."""
+        data = result.get("data") if isinstance(result, dict) else None
+        if isinstance(data, list) and data and type(data[0]) in (int, float):
+            return data
         children = result.values() if isinstance(result, dict) else result if isinstance(result, list) else ()
         return next((found for child in children if (found := tensor_data(child)) is not None), None)
 
