@@ -5,8 +5,10 @@
 3. the notebook's test cells (`verify(chapter, check, globals())`, only the check's own cases),
 4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
 
-(1)–(3) are compared in process on every fixture (`make test-fast`: on the solution, the stub and a sample of fixtures
-that fails and passes every check, `fast_sample`); the subprocess form of (1) on three submissions per chapter (the
+(1) and (3) are compared in process on every fixture, (2) on the solution, the stub and a sample of fixtures that
+fails and passes every check (`fast_sample`; `make test-fast` compares only those, all three ways; (2) judges the
+visible checks on the visible cases as (3) does, check by check, so (1) = (3) on every fixture is where a fixture's
+own verdicts are tried); the subprocess form of (1) on three submissions per chapter (the
 solution, the stub, a fixture that passes some checks and fails others), which `grade` reads as three kinds of
 input (a notebook in an LMS zip, a .py file, a notebook in an nbgrader submitted/ tree), and (4) on the fixture
 that passes some checks and fails others (both verdict forms in one run).
@@ -59,9 +61,11 @@ def _submissions():
         sample = fast_sample(chapter)
         for path in [chapter.solution, chapter.stub, *chapter.fixture_files]:
             marks = [getattr(pytest.mark, chapter.marker)]
-            if path.parent != chapter.solution.parent and path != chapter.stub and path.stem not in sample:
+            sampled = path.parent == chapter.solution.parent or path == chapter.stub or path.stem in sample
+            if not sampled:
                 marks.append(pytest.mark.slow)
-            params.append(pytest.param(chapter, path, id=f"{chapter.marker}-{path.parent.name}-{path.stem}", marks=marks))
+            params.append(pytest.param(chapter, path, sampled, id=f"{chapter.marker}-{path.parent.name}-{path.stem}",
+                                       marks=marks))
     return params
 
 
@@ -97,14 +101,16 @@ def _scored(results):
     return {r.name: (r.score, r.message) for r in results}
 
 
-@pytest.mark.parametrize("chapter, path", _submissions())
-def test_grade_selfcheck_and_notebook_cells_agree(chapter, path, capsys):
-    """Each visible check: same score and message from grading (all cases), the self-check and verify();
-    each hidden check: same from grading and from verify() (the notebook's hidden test cells)."""
+@pytest.mark.parametrize("chapter, path, sampled", _submissions())
+def test_grade_selfcheck_and_notebook_cells_agree(chapter, path, sampled, capsys):
+    """Each visible check: same score and message from grading (all cases), verify() and (on the sampled
+    submissions) the self-check; each hidden check: same from grading and from verify() (the notebook's hidden test
+    cells)."""
     graded = _scored(grade(chapter, path))
-    selfcheck = _scored(grade(chapter, path, hidden=False))
-    visible = set(chapter.visible_checks())
-    assert selfcheck == {name: verdict for name, verdict in graded.items() if name in visible}
+    if sampled:
+        selfcheck = _scored(grade(chapter, path, hidden=False))
+        visible = set(chapter.visible_checks())
+        assert selfcheck == {name: verdict for name, verdict in graded.items() if name in visible}
     assert _verify(chapter, path, set(graded), capsys) == graded
 
 
