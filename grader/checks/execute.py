@@ -79,7 +79,7 @@ def _stopped(stopped, below, traces):
             if item.get("type") == "MissingFunction" or (item.get("type") == "NameError"
                                                          and _undefined(item.get("message")) in below):
                 item["stopped"] = stopped
-            pending.extend(item.values())
+            pending.extend(value for key, value in item.items() if key != "stopped")  # never into `stopped` itself
         elif isinstance(item, (list, tuple)):
             pending.extend(item)
     return stopped

@@ -434,3 +434,14 @@ def test_a_py_file_that_raises_at_import_is_still_a_load_error(tmp_path):
     checked, notes = in_process.check("01_attention", path)
     assert not any(r.passed for r in checked) and notes == []
     assert "코드를 불러오는 중 오류가 났습니다 (ValueError: 실험, transformer.py" in checked[0].message
+
+
+def test_a_cell_stopped_by_a_name_defined_below_it(tmp_path):
+    """The stopping cell's own error may be a NameError for a name the cells below define (a scratch cell run before
+    the cell defining its input): the run still ends, once, and the checks that miss a function name the stop."""
+    helper = CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    path = _with_cells_after_answer(student_notebook(tmp_path / "early.ipynb", "01_attention", CH01_ANSWER),
+                                    ["print(later)\n", "later = 1\n" + helper])
+    checked, notes = in_process.check("01_attention", path)
+    assert not checked[0].passed and "NameError: name 'my_scores' is not defined" in checked[0].message
+    assert "(NameError: name 'later' is not defined)" in notes[0]
