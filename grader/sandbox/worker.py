@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 
-from . import confine, job_runner, privileges, status
+from . import confine, hugepages, job_runner, privileges, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_not_dumpable, set_parent_death_signal,
@@ -98,8 +98,8 @@ def _prepare(arguments, limits):
 
 
 def _load(probe_name, threads=1):
-    """Import torch (`threads` intra-op threads, the chapter's budget), the probe and `execute`, warm torch up and
-    freeze the heap; return (torch, probe, execute)."""
+    """Import torch (`threads` intra-op threads, the chapter's budget), the probe and `execute`, warm torch up,
+    freeze the heap and back it with huge pages; return (torch, probe, execute)."""
     import torch
 
     torch.set_num_threads(threads)
@@ -113,6 +113,7 @@ def _load(probe_name, threads=1):
     prepare(probe)  # each runner's child starts from this binding (copy-on-write pages it never has to copy)
     gc.collect()
     gc.freeze()
+    hugepages.collapse()  # each fork and exit of this process then costs less (hugepages.py)
     return torch, probe, execute
 
 
