@@ -7,7 +7,8 @@ and later), the same memory is one entry per 2 MiB, and a fork and an exit cost 
 chapter 01: fork + exit 4.3 → 2.5 ms). Writing to a shared huge page in a child splits it and copies only the 4 KiB
 page written, as before (the child's private memory stays the same).
 
-Collapsing ~120 MB takes about 0.3 s, once per warm process, before it forks. Where the kernel has no
+Collapsing ~120 MB takes 75 ms here (up to 0.4 s when the kernel must first compact memory), once per warm process,
+before it forks. Where the kernel has no
 transparent huge pages or no `MADV_COLLAPSE` (older kernels, macOS), nothing happens.
 """
 import ctypes
