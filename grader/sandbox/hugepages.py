@@ -8,8 +8,8 @@ chapter 01: fork + exit 4.3 → 2.5 ms). Writing to a shared huge page in a chil
 page written, as before (the child's private memory stays the same).
 
 Collapsing ~120 MB takes 75 ms here (up to 0.4 s when the kernel must first compact memory), once per warm process,
-before it forks. Where the kernel has no
-transparent huge pages or no `MADV_COLLAPSE` (older kernels, macOS), nothing happens.
+before it forks. Where the kernel has no transparent huge pages or no `MADV_COLLAPSE` (older kernels, macOS), nothing
+happens.
 """
 import ctypes
 
