@@ -42,6 +42,10 @@ BUGS = {
     "wrong_value": "출력을 value가 아닌 텐서(query 또는 key)로 섞은 것 같습니다. 출력은 p_attn @ value입니다.",
     "log_softmax": "softmax 대신 log_softmax를 쓴 것 같습니다. 가중치는 0 이상이고 행마다 합이 1이어야 합니다.",
     "sigmoid": "softmax 대신 sigmoid를 쓴 것 같습니다. sigmoid는 행마다 합이 1이 되지 않습니다.",
+    "scale_after_softmax": "softmax를 먼저 하고 그 가중치를 √d_k로 나눈 것 같습니다. 그러면 행마다 합이 1이 아니라 "
+    "1/√d_k가 됩니다. 점수(query @ keyᵀ)를 먼저 √d_k로 나눈 다음 softmax를 적용하세요.",
+    "precision": "float64 입력인데 결과가 float32 정밀도로만 맞습니다: 계산 중간에 float32 값이 섞였습니다(예: "
+    "torch.tensor(d_k)나 .float()는 float32입니다). math.sqrt(d_k)처럼 파이썬 수를 쓰거나 입력과 같은 dtype으로 계산하세요.",
     "scores": "가중치(softmax 결과) 대신 점수를 돌려준 것 같습니다. 점수에 마지막 축으로 softmax를 적용한 가중치를 돌려주세요.",
     "overflow": "값이 큰 입력에서 결과가 inf/NaN입니다. 직접 만든 softmax(exp(s) / exp(s).sum())는 exp가 넘칩니다. "
     "행마다 최댓값을 빼고 exp를 하거나 torch.softmax를 쓰세요.",
@@ -105,6 +109,8 @@ def diagnose_weights(evidence, case, call):
     p = call.p_attn
     if close(p, reference, call.p_dtype):
         return None
+    if call.p_dtype == "float64" and close(p, reference):
+        return BUGS["precision"]
     bugs = MODELS.matching(evidence, case, p)
     if p.shape != reference.shape:
         return MODELS.explain(evidence, case, bugs) if bugs else (
@@ -168,13 +174,17 @@ def diagnose_output(evidence, case, call):
     weights = diagnose_weights(evidence, case, call)
     if weights:
         return weights
+    if call.output_dtype == "float64" and close(call.output, reference):
+        return BUGS["precision"]
     query, key, value = (t.to(torch.float64) for t in evidence.inputs(case))
     for other in (query, key):
         if other.shape[-2] == call.p_attn.shape[-1]:
             if close(call.output, torch.matmul(call.p_attn, other)):
                 return BUGS["wrong_value"]
-    mixed_by = [bug for bug, p_attn in MODELS.results(evidence, case)
-                if not isinstance(p_attn, Exception) and close(call.output, torch.matmul(p_attn, value))]
+    right = decode(evidence.reference(case)["result"]["items"][1])
+    mixed_by = [bug for bug, p_attn in MODELS.results(evidence, case)  # models that are right here explain nothing
+                if not isinstance(p_attn, Exception) and not close(p_attn, right)
+                and close(call.output, torch.matmul(p_attn, value))]
     if mixed_by:
         return "출력은 돌려준 p_attn이 아닌 다른 가중치로 value를 섞은 것 같습니다 (출력 쪽: " + BUGS[mixed_by[0]] + ")"
     if call.output.shape != reference.shape:

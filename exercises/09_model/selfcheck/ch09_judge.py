@@ -12,6 +12,7 @@ known mistake at a time — and matching the student's numbers or exception.
 import functools
 import math
 import re
+import types
 from dataclasses import dataclass
 
 import torch
@@ -87,6 +88,7 @@ TAIL = 2.0
 XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
 
 ACCEPTED = "attention_dropout"  # MultiHeadedAttention(h, d_model, dropout): not the original, but not wrong
+ALONE = "alone"  # marks the label of a bug model of the "alone" run: (bug, ALONE)
 
 # ----------------------------------------------------------------------------- bug models
 MODEL_CODE = None  # grader only: the bug models' results on the visible cases are in reference.json
@@ -99,7 +101,36 @@ def _student(evidence, case):
     return decode(result) if result.get("kind") == "tensor" else None
 
 
-MODELS = BugModels("ch09", same=same_output, bugs={**BUGS, ACCEPTED: ""}, student=_student, tie_break="decode")
+class RunModels(BugModels):
+    """The bug models of the student's own model: every label but those of the "alone" run."""
+
+    alone = False  # (a class attribute: a BugModels holds no other state)
+
+    def results(self, evidence, case):
+        return [(label, result) for label, result in super().results(evidence, case)
+                if (isinstance(label, tuple) and ALONE in label) == self.alone]
+
+
+class AloneModels(RunModels):
+    """The bug models of a case's "alone" run (the student's EncoderDecoder around the probe's stand-in parts), whose
+    labels are (bug, ALONE): they break ties and read the student's result on that run."""
+
+    alone = True
+
+    def _shown(self, evidence, case):
+        trace = evidence.trace(case).get("alone", {})
+        if "error" in trace:
+            return self.matching(evidence, case, error=trace["error"])
+        result = trace.get("result", {})
+        return self.matching(evidence, case, decode(result)) if result.get("kind") == "tensor" else []
+
+    def explain(self, evidence, case, labels):
+        return super().explain(evidence, case, labels).strip()
+
+
+MODEL_BUGS = {**BUGS, ACCEPTED: "", ALONE: ""}
+MODELS = RunModels(name="ch09", same=same_output, bugs=MODEL_BUGS, student=_student, tie_break="decode")
+ALONE_MODELS = AloneModels(name="ch09", same=same_output, bugs=MODEL_BUGS, tie_break="decode")
 TIE_BREAK = ("decode",)  # src length = tgt length: tells apart mask mistakes that raise one error on the other cases
 
 # ----------------------------------------------------------------------------- reading a case
@@ -371,12 +402,16 @@ def alone_problem(evidence, case):
     the note on the stand-in after it), or None."""
     trace, expected = evidence.trace(case)["alone"], evidence.reference(case)["alone"]
     try:
-        output = module_judge.read_result(evidence, case, lambda e, c, error: explain_error(e, c, error, BUGS), trace)
+        output = module_judge.read_result(
+            evidence, case, lambda e, c, error: explain_error(e, c, error, BUGS, models=ALONE_MODELS), trace)
     except Finding as finding:
         return f"{finding.message} {ALONE_NOTE}"
     wanted = decode(expected["result"])
     if close(output, wanted):
         return None
+    found = ALONE_MODELS.matching(evidence, case, student=output)
+    if found:
+        return f"{ALONE_MODELS.explain(evidence, case, found)} {ALONE_NOTE}"
     if output.shape != wanted.shape:
         return f"{module_judge.shape_problem(output.shape, wanted.shape, evidence.visible(case), False)} {ALONE_NOTE}"
     return BUGS["alone_differs"]

@@ -16,10 +16,11 @@ import torch
 from . import ch14_probe as probe
 from . import messages
 from .bugmodels import BugModels, ModelCode
-from .calls import explain_error, trace_or_finding
+from .calls import explain_error
 from .compare import close, decode, shape_text
 from .contract import Chapter, Picture
 from .framework import Check, Finding, each_case, noting_stand_in, per_case
+from .loading import place
 from .module_judge import same_output
 
 BUGS = {
@@ -49,6 +50,8 @@ BUGS = {
     "attn[0, head]를 전치(.T)하지 말고 그대로 그리세요.",
     "other_head": "다른 head의 가중치를 그렸습니다. 둘째 축이 head입니다: attn[0, head].",
     "other_batch": "batch 0이 아닌 예시를 그렸습니다. 첫 축이 batch이고, 그림은 batch 0입니다: attn[0, head].",
+    "axes_swapped": "batch 축과 head 축을 바꿔 읽었습니다(attn[head, 0]). attn은 (batch, h, query 길이, key 길이)이므로 "
+    "첫 축이 batch, 둘째 축이 head입니다: attn[0, head]. head 번호가 batch 크기 이상이면 IndexError가 납니다.",
     "softmax_again": "가중치에 softmax를 다시 적용했습니다. 저장된 attn은 이미 softmax를 거친 확률입니다. 값을 바꾸지 "
     "말고 그대로 그리세요.",
     "not_cropped": "max_dim으로 자르지 않았습니다. 행과 열을 모두 앞에서 max_dim개까지만 그립니다: "
@@ -62,6 +65,8 @@ BUGS = {
     "row_tokens입니다.",
     "ticks_misplaced": "토큰이 칸의 자리에 붙지 않았습니다. set_xticklabels 전에 set_xticks(range(열 수))로 칸마다 "
     "눈금의 자리를 정하세요(y축도 같게). 그래야 i번째 토큰이 i번째 칸 아래에 붙습니다.",
+    "ticks_count": "눈금의 수와 붙인 토큰의 수가 다릅니다(matplotlib이 ValueError를 냅니다). 그림을 max_dim으로 잘랐으면 "
+    "토큰도 같은 수로 자르세요: ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "ticks_shifted": "눈금의 토큰이 한 칸 밀렸습니다(토큰을 더하거나 빼고 붙였습니다). i번째 칸에는 i번째 토큰을 붙이세요: "
     "ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "not_figure": "visualize_layer는 matplotlib Figure를 돌려줘야 합니다: return fig. plt.show()는 부르지 마세요 "
@@ -93,14 +98,24 @@ MODELS = BugModels("ch14", same=same_output, bugs=BUGS)
 # ----------------------------------------------------------------------------- reading a case
 
 
+# matplotlib's words for more tick labels than ticks (set_xticklabels with the tokens not cut to the cells drawn)
+TICK_RULES = (("FixedLocator locations", "ticks_count"),)
+
+
 def triage(evidence, case, error):
-    """A Korean diagnosis of an exception the student's code raised on `case`."""
-    return explain_error(evidence, case, error, BUGS)
+    """A Korean diagnosis of an exception the student's code raised on `case`: a known matplotlib refusal, or a bug
+    model that raises the same exception (attn[head, 0] with head ≥ batch), then where it raised."""
+    text = explain_error(evidence, case, error, BUGS, rules=TICK_RULES, models=MODELS)
+    where = place(error.get("where")) if error["type"] != "NotImplementedError" else None
+    return f"{text} ({where})" if where and text in BUGS.values() else text
 
 
 def read(evidence, case):
     """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
-    return trace_or_finding(evidence, case, BUGS)
+    trace = evidence.trace(case)
+    if "error" in trace:
+        raise Finding(triage(evidence, case, trace["error"]))
+    return trace
 
 
 def tensor(described):
@@ -309,12 +324,21 @@ def layer_problem(evidence, case):
     trace = evidence.trace(case)
     problem = figure_problem(evidence, case, trace)
     if problem:
-        return problem
+        return ("error" in trace and stand_in_cause(evidence, case)) or problem
     maps = [tensor(ax["data"]) for ax in trace["axes"]]
     if any(m is None for m in maps) or len({m.shape for m in maps}) != 1:
         return BUGS["map_shape"]
     expected = torch.stack([decode(ax["data"]) for ax in evidence.reference(case)["axes"]])
     return data_problem(evidence, case, torch.stack(maps), expected)
+
+
+def stand_in_cause(evidence, case):
+    """When visualize_layer raised inside the student's (right) attn_map, what its run with the probe's stand-in
+    attn_map shows wrong in visualize_layer itself (e.g. a head the attention does not have asked for), or None."""
+    trace = evidence.trace(case).get("stand_in")
+    if not trace or not trace.get("double_calls") or "error" in trace:
+        return None
+    return stand_in_problem(evidence, case)
 
 
 def stand_in_problem(evidence, case):

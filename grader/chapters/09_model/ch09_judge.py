@@ -11,6 +11,7 @@ known mistake at a time — and matching the student's numbers or exception.
 import functools
 import math
 import re
+import types
 from dataclasses import dataclass
 
 import torch
@@ -86,6 +87,7 @@ TAIL = 2.0
 XAVIER_RULES = (("fewer than 2 dimensions", "xavier_all"),)
 
 ACCEPTED = "attention_dropout"  # MultiHeadedAttention(h, d_model, dropout): not the original, but not wrong
+ALONE = "alone"  # marks the label of a bug model of the "alone" run: (bug, ALONE)
 
 # ----------------------------------------------------------------------------- bug models
 ### BEGIN BUG MODELS
@@ -229,14 +231,71 @@ WAYS = {"generator": GENERATOR_WAYS, "encode": ENCODE_WAYS, "decode": DECODE_WAY
         "train": [(ACCEPTED, Way(attention_dropout=True)), *TRAIN_WAYS], "model": []}
 
 
+@dataclass(frozen=True)
+class Alone:
+    """One way of computing a case's "alone" run: an EncoderDecoder written `way` (its own mistakes only) around the
+    probe's stand-in parts, as `ch09_probe.alone_run` ran the student's."""
+
+    way: Way
+
+
+def _encoder_decoder(way):
+    """An EncoderDecoder class whose encode, decode and forward make `way`'s mistakes (make_model's are not its own)."""
+
+    class EncoderDecoder(torch.nn.Module):
+        def __init__(self, encoder, decoder, src_embed, tgt_embed, generator):
+            super().__init__()
+            self.encoder, self.decoder = encoder, decoder
+            self.src_embed, self.tgt_embed, self.generator = src_embed, tgt_embed, generator
+
+        def encode(self, src, src_mask):
+            embed = self.tgt_embed if way.encode_embed == "tgt_embed" else self.src_embed
+            return self.encoder(embed(src), None if way.encode_mask == "none" else src_mask)
+
+        def decode(self, memory, src_mask, tgt, tgt_mask):
+            if way.swap_decoder_masks:
+                src_mask, tgt_mask = tgt_mask, src_mask
+            src_mask = None if way.decode_masks == "no_src" else src_mask
+            tgt_mask = {"no_tgt": None, "src_twice": src_mask}.get(way.decode_masks, tgt_mask)
+            embed = self.src_embed if way.decode_embed == "src_embed" else self.tgt_embed
+            return self.decoder(embed(tgt), memory, src_mask, tgt_mask)
+
+        def forward(self, src, tgt, src_mask, tgt_mask):
+            out = self.decode(self.encode(src, tgt_mask if way.encode_mask == "tgt" else src_mask), src_mask, tgt,
+                              tgt_mask)
+            return self.generator(out) if way.generator_in_forward else out
+
+    return EncoderDecoder
+
+
+def _alone_call(alone, spec, inputs):
+    """The case's method of `alone.way`'s EncoderDecoder around the probe's stand-in parts, in eval mode."""
+
+    def run():
+        model = probe.alone_model(types.SimpleNamespace(EncoderDecoder=_encoder_decoder(alone.way)), spec)
+        probe.load_parameters(model, spec.seed)
+        return getattr(model.eval(), probe.METHODS[spec.kind])(*inputs)
+
+    return seeded(run, spec.seed)
+
+
+# The EncoderDecoder's own mistakes (not make_model's), each also computed around the probe's stand-in parts: a
+# make_model mistake and an EncoderDecoder mistake together are both named.
+ALONE_WAYS = {kind: [((bug, ALONE), Alone(way)) for bug, way in WAYS[kind] if bug != "shared_attention"]
+              for kind in probe.ALONE_KINDS}
+
+
 def _models(case):
     """(label, way) pairs for `case`, most specific first."""
-    return WAYS[probe.CASES[case].kind]
+    kind = probe.CASES[case].kind
+    return [*WAYS[kind], *ALONE_WAYS.get(kind, [])]
 
 
 def _call(way, case, inputs):
     """Compute the case's call one way, as the probe ran the student's model: same weights, inputs, RNG seed."""
     spec = probe.CASES[case]
+    if isinstance(way, Alone):
+        return _alone_call(way, spec, inputs)
     net = Net(spec, way)
     if spec.kind == "generator":
         return net.generate("proj", *inputs)
@@ -255,7 +314,36 @@ def _student(evidence, case):
     return decode(result) if result.get("kind") == "tensor" else None
 
 
-MODELS = BugModels("ch09", same=same_output, bugs={**BUGS, ACCEPTED: ""}, student=_student, tie_break="decode")
+class RunModels(BugModels):
+    """The bug models of the student's own model: every label but those of the "alone" run."""
+
+    alone = False  # (a class attribute: a BugModels holds no other state)
+
+    def results(self, evidence, case):
+        return [(label, result) for label, result in super().results(evidence, case)
+                if (isinstance(label, tuple) and ALONE in label) == self.alone]
+
+
+class AloneModels(RunModels):
+    """The bug models of a case's "alone" run (the student's EncoderDecoder around the probe's stand-in parts), whose
+    labels are (bug, ALONE): they break ties and read the student's result on that run."""
+
+    alone = True
+
+    def _shown(self, evidence, case):
+        trace = evidence.trace(case).get("alone", {})
+        if "error" in trace:
+            return self.matching(evidence, case, error=trace["error"])
+        result = trace.get("result", {})
+        return self.matching(evidence, case, decode(result)) if result.get("kind") == "tensor" else []
+
+    def explain(self, evidence, case, labels):
+        return super().explain(evidence, case, labels).strip()
+
+
+MODEL_BUGS = {**BUGS, ACCEPTED: "", ALONE: ""}
+MODELS = RunModels(name="ch09", same=same_output, bugs=MODEL_BUGS, student=_student, tie_break="decode")
+ALONE_MODELS = AloneModels(name="ch09", same=same_output, bugs=MODEL_BUGS, tie_break="decode")
 TIE_BREAK = ("decode",)  # src length = tgt length: tells apart mask mistakes that raise one error on the other cases
 
 # ----------------------------------------------------------------------------- reading a case
@@ -527,12 +615,16 @@ def alone_problem(evidence, case):
     the note on the stand-in after it), or None."""
     trace, expected = evidence.trace(case)["alone"], evidence.reference(case)["alone"]
     try:
-        output = module_judge.read_result(evidence, case, lambda e, c, error: explain_error(e, c, error, BUGS), trace)
+        output = module_judge.read_result(
+            evidence, case, lambda e, c, error: explain_error(e, c, error, BUGS, models=ALONE_MODELS), trace)
     except Finding as finding:
         return f"{finding.message} {ALONE_NOTE}"
     wanted = decode(expected["result"])
     if close(output, wanted):
         return None
+    found = ALONE_MODELS.matching(evidence, case, student=output)
+    if found:
+        return f"{ALONE_MODELS.explain(evidence, case, found)} {ALONE_NOTE}"
     if output.shape != wanted.shape:
         return f"{module_judge.shape_problem(output.shape, wanted.shape, evidence.visible(case), False)} {ALONE_NOTE}"
     return BUGS["alone_differs"]

@@ -53,6 +53,14 @@ BUGS = {
     "출력을 model.generator에 넣어 어휘 크기의 log 확률로 바꾼 뒤 가장 큰 토큰을 고르세요.",
     "not_decoded": "돌려준 토큰은 맞지만 모델로 decoding하지 않았습니다(model.decode를 토큰 수만큼 부르지 않았습니다). "
     "source를 그대로 돌려주지 말고, 매 step decode한 마지막 위치의 출력을 model.generator에 넣어 다음 토큰을 고르세요.",
+    "decode_target": "model.decode에 지금까지 만든 ys가 아닌 텐서를 target으로 넣었습니다: decoder가 받은 target의 길이가 "
+    "step마다 1, 2, 3, …으로 늘지 않습니다. 매 step 지금까지의 ys 전체를 넣으세요: "
+    "model.decode(memory, src_mask, ys, subsequent_mask(ys.size(1))).",
+    "last_token_only": "model.decode에 ys 전체가 아니라 마지막 토큰 하나만 넣었습니다(decoder가 받은 target의 길이가 매 step "
+    "1입니다). 다음 토큰은 지금까지의 토큰을 모두 decode한 마지막 위치의 출력으로 고릅니다: "
+    "model.decode(memory, src_mask, ys, subsequent_mask(ys.size(1))).",
+    "ys_batch_axis": "ys가 batch 축(dim=0)으로 늘어납니다: 고른 토큰을 ys의 아래(새 문장)에 붙였습니다. ys는 언제나 "
+    "(1, 지금까지의 길이) 모양이므로 길이 축에 이어 붙이세요: torch.cat([ys, …], dim=1).",
     "tokens": "고른 토큰이 기준과 다릅니다. 매 step 지금까지의 ys 전체를 causal mask와 함께 decode하고, 마지막 위치의 "
     "출력을 generator에 넣어 가장 큰 log 확률의 토큰을 이어 붙이세요.",
 }
@@ -135,13 +143,28 @@ MODELS = BugModels("ch13", same=same_prefix, bugs=BUGS)
 # ----------------------------------------------------------------------------- reading a case
 
 
-def hooks_problem(calls, error=False):
-    """A bug the hooks saw (Korean) or None: the generator never called, a source mask other than the given one, a
-    target mask other than the causal one."""
-    if calls["decoder"] and not calls["generator"]:
-        return BUGS["generator_skipped"]
-    if error:
+def target_problem(decoder, visible):
+    """A bug in the target the decoder was handed (Korean) or None: ys grown along the batch axis, or another tensor
+    than the ys so far (its lengths, step by step, are not 1, 2, 3, …)."""
+    batches = [call.get("batch") for call in decoder]
+    lengths = [call.get("length") for call in decoder]
+    if any(batch is not None and batch > 1 for batch in batches):
+        return BUGS["ys_batch_axis"]
+    if not lengths or None in lengths or lengths == list(range(1, len(lengths) + 1)):
         return None
+    if len(lengths) > 1 and set(lengths) == {1}:
+        return BUGS["last_token_only"]
+    return BUGS["decode_target"] + (f" (decoder가 받은 target의 길이: {lengths})" if visible else "")
+
+
+def hooks_problem(calls, error=False, visible=False):
+    """A bug the hooks saw (Korean) or None: the generator never called after a decoder call that returned, a target
+    other than the ys so far, a source mask other than the given one, a target mask other than the causal one."""
+    if any(call.get("done", True) for call in calls["decoder"]) and not calls["generator"]:
+        return BUGS["generator_skipped"]
+    target = target_problem(calls["decoder"], visible)
+    if target or error:
+        return target
     if any(call["src_mask"] != "given" for call in calls["encoder"] + calls["decoder"]):
         return BUGS["source_mask"]
     masks = {call["tgt_mask"] for call in calls["decoder"]} - {"causal"}
@@ -153,7 +176,8 @@ def hooks_problem(calls, error=False):
 def triage(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     calls = evidence.trace(case).get("calls")
-    seen = hooks_problem(calls, error=True) if calls and error["type"] != "NotImplementedError" else None
+    seen = (hooks_problem(calls, error=True, visible=evidence.visible(case))
+            if calls and error["type"] != "NotImplementedError" else None)
     return seen or explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),), models=MODELS)
 
 
@@ -188,7 +212,7 @@ def tokens_problem(evidence, case):
     n = min(found.size(1), expected.size(1))
     if torch.equal(found[:, :n], expected[:, :n]):
         return decoding_problem(evidence, case, n)
-    problem = hooks_problem(evidence.trace(case)["calls"])  # what the model was handed: seen, not inferred
+    problem = hooks_problem(evidence.trace(case)["calls"], visible=evidence.visible(case))  # seen, not inferred
     if problem:
         return problem
     labels = MODELS.matching(evidence, case, student=found)

@@ -5,9 +5,9 @@ build's trained weights loaded strictly) and decodes a source of the copy task. 
 two-layer `make_model` and loads weights drawn from the case's seed, enlarged (`scale`) so that every position,
 the causal mask and the source's padding change what the model predicts. Each case records what greedy_decode
 returned and, from hooks on the model's encoder, decoder and generator, what it handed them: the source mask
-encode and decode got, the target mask and length of each decode, and each generator call's input shape and the
-gap between its two best log-probabilities (the reference's gaps show that no step is a near tie). Hidden cases
-live between the hidden-test markers.
+encode and decode got, the target mask, length and batch size of each decode (and whether it returned), and each
+generator call's input shape and the gap between its two best log-probabilities (the reference's gaps show that no
+step is a near tie). Hidden cases live between the hidden-test markers.
 """
 import contextlib
 from dataclasses import dataclass
@@ -155,6 +155,7 @@ class Spy:
     def __init__(self):
         self.calls = {"encoder": [], "decoder": [], "generator": []}
         self.src_mask = None
+        self.decoder_calls = 0
 
     @contextlib.contextmanager
     def watching(self, model, src_mask):
@@ -162,6 +163,7 @@ class Spy:
         self.src_mask = src_mask
         handles = [model.encoder.register_forward_pre_hook(self.on_encoder, with_kwargs=True),
                    model.decoder.register_forward_pre_hook(self.on_decoder, with_kwargs=True),
+                   model.decoder.register_forward_hook(self.on_decoded),
                    model.generator.register_forward_hook(self.on_generator)]
         try:
             yield
@@ -181,10 +183,18 @@ class Spy:
         names = ("x", "memory", "src_mask", "tgt_mask")
         values = dict(zip(names, args), **kwargs)
         x = values.get("x")
-        length = int(x.size(1)) if isinstance(x, torch.Tensor) and x.dim() == 3 else None
+        self.decoder_calls += 1
+        embedded = isinstance(x, torch.Tensor) and x.dim() == 3
+        length = int(x.size(1)) if embedded else None
         causal = torch.ones(1, length or 1, length or 1, dtype=torch.bool).tril()
-        self.keep("decoder", {"length": length, "src_mask": mask_kind(values.get("src_mask"), self.src_mask, "given"),
-                              "tgt_mask": mask_kind(values.get("tgt_mask"), causal, "causal")})
+        self.keep("decoder", {"length": length, "batch": int(x.size(0)) if embedded else None,
+                              "src_mask": mask_kind(values.get("src_mask"), self.src_mask, "given"),
+                              "tgt_mask": mask_kind(values.get("tgt_mask"), causal, "causal"), "done": False})
+
+    def on_decoded(self, module, args, output):
+        """The decoder's call returned (a call that raised stays not done)."""
+        if self.decoder_calls <= len(self.calls["decoder"]):
+            self.calls["decoder"][self.decoder_calls - 1]["done"] = True
 
     def on_generator(self, module, args, output):
         x = args[0] if args else None

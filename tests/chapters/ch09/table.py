@@ -36,9 +36,15 @@ EXPECTED = {
     # PositionwiseFeedForward(d_ff, d_model, dropout): named by the shapes of feed_forward.w_1 and w_2
     "make_model_ff_swapped": Bug(50, dict.fromkeys(MAKE_MODEL, ())),
     "src_embed_no_position": fails(50, MAKE_MODEL, "names"),  # nn.Sequential(Embeddings(d_model, src_vocab))
-    # Encoder(..., 6) and encode(…) without src_mask: the EncoderDecoder mistake is still seen on the stand-in parts
+    # Encoder(..., 6) and an EncoderDecoder mistake: the EncoderDecoder mistake is still seen, and named by its bug model
+    # computed around the stand-in parts
     "n_ignored_encode_no_mask": fails(26.6667, MAKE_MODEL | {"encode", "forward", "hidden_outputs"}, "n_ignored",
-                                      **dict.fromkeys({"encode", "forward", "hidden_outputs"}, "alone_differs")),
+                                      **dict.fromkeys({"encode", "forward", "hidden_outputs"}, "encode_no_mask")),
+    "n_ignored_decode_no_tgt_mask": fails(23.3333, MAKE_MODEL | {"decode", "forward", "hidden_outputs"}, "n_ignored",
+                                          **dict.fromkeys({"decode", "forward", "hidden_outputs"},
+                                                          "decode_no_tgt_mask")),
+    "n_ignored_forward_generator": fails(36.6667, MAKE_MODEL | {"forward", "hidden_outputs"}, "n_ignored",
+                                         **dict.fromkeys({"forward", "hidden_outputs"}, "forward_generator")),
     "dropout_ignored": fails(65, MODEL | TRAIN, "dropout_ignored"),  # 0.1 everywhere, whatever dropout is
     "decode_no_tgt_mask": fails(53.3333, DECODER, "decode_no_tgt_mask"),  # decoder(…, memory, src_mask, None)
     # decoder(…, memory, src_mask, src_mask): nothing swapped; the same error as masks_swapped where the lengths differ,

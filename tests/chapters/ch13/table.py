@@ -16,6 +16,10 @@ EXPECTED = {
     "argmin": fails(20, TOKENS, "argmin"),
     "argmax_batch_axis": fails(20, TOKENS, "batch_axis"),  # torch.max(prob, dim=0): token 0 every step
     "generator_skipped": fails(7.5, EVERYTHING, "generator_skipped"),  # argmax over d_model: mostly an IndexError
+    # the decoder handed another target than the ys so far: named from the lengths the hooks saw, step by step
+    "decode_src_tokens": fails(20, TOKENS, "decode_target"),  # model.decode(memory, src_mask, src, …): src every step
+    "decode_last_token_only": fails(20, TOKENS, "last_token_only"),  # model.decode(…, ys[:, -1:], subsequent_mask(1))
+    "cat_batch_axis": fails(0, EVERYTHING, "ys_batch_axis"),  # torch.cat(..., dim=0): the second decode raises
     # masks: only where they matter (two layers for the causal mask, padding for the source mask)
     "no_causal_mask": fails(50, RANDOM, "no_causal_mask"),
     "encode_without_mask": fails(75, MASKED, "source_mask"),  # model.encode(src, None)

@@ -25,6 +25,11 @@ EXPECTED = {
     "map_softmax_again": fails(77.5, MAP, "softmax_again"),
     "map_not_cropped": fails(77.5, MAP, "not_cropped"),
     "map_head_zero": fails(77.5, MAP, "other_head"),  # attn[0, 0] whatever the head
+    "map_last_batch": fails(77.5, MAP, "other_batch"),  # attn[-1, head]: batch 1 of 2 here, 2 of 3 in the hidden case
+    # attn[head, 0]: an IndexError where head ≥ batch, named by its bug model (the ticks are never drawn)
+    "map_axes_swapped": fails(67.5, MAP | TICKS, "axes_swapped"),
+    # set_xticklabels(col_tokens) on a map cut to max_dim: matplotlib's ValueError, named (the data check too: it raised)
+    "ticks_not_cut": fails(75, {"attn_map_data", "attn_map_ticks"}, "ticks_count"),
     # attn_map's ticks
     # two mistakes, each in its own unit: visualize_layer is judged with the stand-in attn_map and still names its own
     "map_transposed_layer_head_zero": fails(55, MAP | LAYER, "transposed", visualize_layer="same_head",
@@ -39,6 +44,8 @@ EXPECTED = {
     "layer_show_no_return": fails(77.5, LAYER, "not_figure"),  # plt.show(), nothing returned
     "layer_ignores_getter_fn": fails(77.5, LAYER, "getter_fn_ignored"),  # get_encoder(model, layer) always
     "layer_head_zero": fails(77.5, LAYER, "same_head"),  # attn_map(attn, 0, …) on every axes
+    # n_heads = 4 for 3 heads: the student's attn_map raises the IndexError; the stand-in run names the axes count
+    "layer_fixed_heads": fails(77.5, LAYER, "axes_count"),
     "layer_ntokens_ignored": fails(77.5, LAYER, "ntokens_ignored"),  # max_dim=30, the original's default
     # near misses (issue 27): almost right, and each must still fail
     # attn[0, head, :max_dim, :max_dim + 1]: one key column too many
