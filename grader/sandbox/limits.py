@@ -13,7 +13,7 @@ class Limits:
 
     wall_seconds: real time from fork to the end of the child; after it the child's whole process
         group (and, under bubblewrap, every process of the sandbox but the worker) is SIGKILLed.
-    cpu_seconds: RLIMIT_CPU of the child (soft; the hard limit is one second more).
+    cpu_seconds: RLIMIT_CPU of the child (soft; the hard limit is `child.HARD_CPU_MARGIN` seconds more).
     memory_bytes: RLIMIT_AS of the child. The child is forked from a worker that has imported
         torch, which already maps ~0.65 GB of address space (measured: VmSize 639 MB with
         torch 2.13 CPU and one thread); a correct chapter-01 submission runs with 1 GiB, so 2 GiB
