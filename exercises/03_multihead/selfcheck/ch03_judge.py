@@ -67,6 +67,8 @@ BUGS = {
     "view_heads_first": "head를 나눌 때 view(batch, h, -1, d_k)로 바로 head 축을 앞에 두었습니다. 그러면 한 토큰의 "
     "d_model 값이 여러 토큰에 흩어집니다. view(batch, -1, h, d_k)로 토큰마다 나눈 뒤 transpose(1, 2)를 하세요.",
     "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
+    "scale_d_model": "점수를 √d_model로 나눴습니다. 점수는 head 하나의 차원으로 나눕니다: / math.sqrt(self.d_k) "
+    "(d_k = d_model // h). 1장의 attention 함수를 부르면 query.size(-1) = d_k로 나눕니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -118,6 +120,14 @@ def read_output(evidence, case):
     return module_judge.read_output(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
 
 
+def dropout_rate_problem(evidence, case):
+    """`dropout_rate` when the module built on `case` has other dropout rates than the reference's (nn.Dropout(0.1)
+    whatever dropout= says: right in eval mode, another rate in train mode), else None."""
+    found = evidence.trace(case).get("structure")
+    expected = evidence.reference(case).get("structure")
+    return found and expected and module_judge.dropout_problem(expected, found, BUGS["dropout_rate"])
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
     expected = decode(evidence.reference(case)["result"])
@@ -126,6 +136,9 @@ def output_problem(evidence, case, output):
     bug = matching_bug(evidence, case, output=output)
     if bug:
         return BUGS[bug]
+    rate = dropout_rate_problem(evidence, case)
+    if rate:
+        return rate
     if output.shape != expected.shape:
         if _visible(case):
             return f"출력 모양이 {tuple(output.shape)}입니다. 입력 query와 같은 {tuple(expected.shape)}이어야 합니다."
@@ -208,6 +221,9 @@ def stores_attn(evidence):
     bug = None if close(output, decode(evidence.reference(case)["result"])) else matching_bug(evidence, case, output)
     if bug:
         return Verdict.fail(_about(case, BUGS[bug]))
+    if not close(output, decode(evidence.reference(case)["result"])):
+        # The output is wrong too: the weights were computed wrong, not stored wrong; say what the output check says.
+        return Verdict.fail(_about(case, output_problem(evidence, case, output)))
     if list(attn.shape) != expected["shape"]:
         return Verdict.fail(_about(case, f"self.attn의 모양이 {tuple(attn.shape)}입니다. (batch, h, query 길이, key 길이) = "
                                          f"{tuple(expected['shape'])}이어야 합니다."))

@@ -64,6 +64,13 @@ BUGS = {
     "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
     "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
     "그대로 전달되는지 확인하세요.",
+    "torch_layernorm": "마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 과정의 "
+    "LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. 6장에서 만든 LayerNorm(layer.size)를 쓰세요.",
+    "ff_not_wrapped": "피드포워드를 SublayerConnection 없이 그대로 돌려줬습니다(return self.feed_forward(x)). 그러면 "
+    "피드포워드 앞의 정규화와 잔차 연결이 빠집니다. 두 번째 부분층으로 감싸 돌려주세요: "
+    "return self.sublayer[1](x, self.feed_forward).",
+    "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
+    "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "
     "저장하고 forward에서 그것을 부르세요.",
 }
@@ -113,7 +120,7 @@ def names_problem(expected, found):
     if any(".sublayer.norm." in f".{name}" for name in have):
         return BUGS["sublayer_reused"]
     if "norm.a_2" in want and "norm.a_2" not in have:
-        return BUGS["no_final_norm"]
+        return BUGS["torch_layernorm"] if "norm.weight" in have else BUGS["no_final_norm"]
     return None
 
 
@@ -197,7 +204,14 @@ def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None: what the recorded calls show
     first, then the bug models."""
     problem = module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
+    if problem in MODEL_FIRST:
+        return problem
     return problem and (calls_problem(evidence, case) or problem)
+
+
+# Mistakes the recorded calls cannot tell from another (they show what each part received, not whether a
+# SublayerConnection ran around it): a feed-forward returned bare looks like a lambda ignoring its argument.
+MODEL_FIRST = (BUGS["ff_not_wrapped"],)
 
 
 # ----------------------------------------------------------------------------- checks

@@ -66,6 +66,8 @@ BUGS = {
     "view_heads_first": "head를 나눌 때 view(batch, h, -1, d_k)로 바로 head 축을 앞에 두었습니다. 그러면 한 토큰의 "
     "d_model 값이 여러 토큰에 흩어집니다. view(batch, -1, h, d_k)로 토큰마다 나눈 뒤 transpose(1, 2)를 하세요.",
     "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
+    "scale_d_model": "점수를 √d_model로 나눴습니다. 점수는 head 하나의 차원으로 나눕니다: / math.sqrt(self.d_k) "
+    "(d_k = d_model // h). 1장의 attention 함수를 부르면 query.size(-1) = d_k로 나눕니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -79,13 +81,14 @@ LIST_HINT = BUGS["clones_list"]
 MODELS_LIST = ("correct", "no_split_transpose", "split_axes_13", "split_axes_23", "no_merge_transpose", "no_contiguous",
                "no_unsqueeze", "no_output_projection", "dk_is_d_model", "dropout_not_passed", "dropout_on_output",
                "key_as_value", "query_as_key", "mask_not_passed", "output_first_linear", "view_heads_first",
-               "dk_float")
-LABELS = {"split_axes_13": "split_transpose_axes", "split_axes_23": "split_transpose_axes"}  # model → bug key
+               "dk_float", "dropout_on_context", "unsqueeze_last", "scale_d_model")
+LABELS = {"split_axes_13": "split_transpose_axes", "split_axes_23": "split_transpose_axes",  # model → bug key
+          "dropout_on_context": "dropout_on_output", "unsqueeze_last": "no_unsqueeze"}
 SPLIT_AXES = {"split_axes_13": (1, 3), "split_axes_23": (2, 3)}
 
 
-def _attention(query, key, value, mask, dropout):
-    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
+def _attention(query, key, value, mask, dropout, scale=None):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(scale or query.size(-1))
     if mask is not None:
         scores = scores.masked_fill(mask == 0, -1e9)
     p_attn = scores.softmax(dim=-1)
@@ -101,7 +104,7 @@ def multi_head(case, inputs, weights, bug="correct"):
     d_k = {"dk_is_d_model": case.d_model, "dk_float": case.d_model / h}.get(bug, case.d_model // h)
     n = query.size(0)
     if mask is not None and bug != "no_unsqueeze":
-        mask = mask[:, None]
+        mask = mask[..., None] if bug == "unsqueeze_last" else mask[:, None]
     if bug == "mask_not_passed":
         mask = None
     sources = (query, key, key if bug == "key_as_value" else value)
@@ -116,8 +119,11 @@ def multi_head(case, inputs, weights, bug="correct"):
         y = projected.view(n, -1, h, d_k)
         heads.append(y if bug == "no_split_transpose" else y.transpose(*SPLIT_AXES.get(bug, (1, 2))))
     rate = 0.1 if case.dropout is None else case.dropout
-    dropout = None if bug in ("dropout_not_passed", "dropout_on_output") else torch.nn.Dropout(rate).train(case.train)
-    x, p_attn = _attention(*heads, mask, dropout)
+    dropout = None if bug in ("dropout_not_passed", "dropout_on_output", "dropout_on_context") \
+        else torch.nn.Dropout(rate).train(case.train)
+    x, p_attn = _attention(*heads, mask, dropout, case.d_model if bug == "scale_d_model" else None)
+    if bug == "dropout_on_context":  # on the heads' output, before they are joined
+        x = torch.nn.Dropout(rate).train(case.train)(x)
     if bug == "no_merge_transpose":
         x = x.contiguous().view(n, -1, h * d_k)
     elif bug == "no_contiguous":
@@ -197,6 +203,14 @@ def read_output(evidence, case):
     return module_judge.read_output(evidence, case, error_diagnosis, _visible(case), SHARED_HINT, LIST_HINT)
 
 
+def dropout_rate_problem(evidence, case):
+    """`dropout_rate` when the module built on `case` has other dropout rates than the reference's (nn.Dropout(0.1)
+    whatever dropout= says: right in eval mode, another rate in train mode), else None."""
+    found = evidence.trace(case).get("structure")
+    expected = evidence.reference(case).get("structure")
+    return found and expected and module_judge.dropout_problem(expected, found, BUGS["dropout_rate"])
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
     expected = decode(evidence.reference(case)["result"])
@@ -205,6 +219,9 @@ def output_problem(evidence, case, output):
     bug = matching_bug(evidence, case, output=output)
     if bug:
         return BUGS[bug]
+    rate = dropout_rate_problem(evidence, case)
+    if rate:
+        return rate
     if output.shape != expected.shape:
         if _visible(case):
             return f"출력 모양이 {tuple(output.shape)}입니다. 입력 query와 같은 {tuple(expected.shape)}이어야 합니다."
@@ -287,6 +304,9 @@ def stores_attn(evidence):
     bug = None if close(output, decode(evidence.reference(case)["result"])) else matching_bug(evidence, case, output)
     if bug:
         return Verdict.fail(_about(case, BUGS[bug]))
+    if not close(output, decode(evidence.reference(case)["result"])):
+        # The output is wrong too: the weights were computed wrong, not stored wrong; say what the output check says.
+        return Verdict.fail(_about(case, output_problem(evidence, case, output)))
     if list(attn.shape) != expected["shape"]:
         return Verdict.fail(_about(case, f"self.attn의 모양이 {tuple(attn.shape)}입니다. (batch, h, query 길이, key 길이) = "
                                          f"{tuple(expected['shape'])}이어야 합니다."))

@@ -44,6 +44,8 @@ BUGS = {
     "dropout합니다. 생성자에서 만든 self.dropout(nn.Dropout)을 쓰면 model.eval()에서 꺼집니다.",
     "residual_inside": "feed-forward 안에서 입력 x를 출력에 더했습니다(잔차 연결). 잔차 연결은 6장의 SublayerConnection이 "
     "더합니다. PositionwiseFeedForward는 w_2(dropout(relu(w_1(x))))만 돌려줍니다.",
+    "relu_on_input": "ReLU를 w_1 앞(입력 x)에 적용했습니다. ReLU는 넓힌 값(w_1의 출력)에 적용합니다: "
+    "w_2(dropout(relu(w_1(x)))).",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -56,6 +58,7 @@ ACTIVATIONS = {
     "none": ("relu_missing", lambda t: t),
     "after_w2": ("relu_after_w2", lambda t: t),
     "twice": ("relu_twice", F.relu),
+    "on_input": ("relu_on_input", lambda t: t),
     "gelu": ("other_activation", F.gelu),
     "sigmoid": ("other_activation", torch.sigmoid),
     "tanh": ("other_activation", torch.tanh),
@@ -79,6 +82,7 @@ def feed_forward(case, x, weights, activation="relu", dropout_place="hidden", re
     inputs = x
     if dropout_place == "before_w1":
         x = dropout(x)
+    x = F.relu(x) if activation == "on_input" else x
     wide = ACTIVATIONS[activation][1](F.linear(x, weights["w_1.weight"], weights["w_1.bias"]))
     if dropout_place in ("hidden", "twice", "in_eval"):
         wide = dropout(wide)
@@ -135,7 +139,15 @@ def error_diagnosis(evidence, case, error):
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
     return module_judge.output_problem(evidence, case, output, MODELS,
-                                       "출력 값이 기준과 다릅니다. w_1 → ReLU → dropout → w_2 순서를 확인하세요.")
+                                       "출력 값이 기준과 다릅니다. w_1 → ReLU → dropout → w_2 순서를 확인하세요.",
+                                       values=dropout_rates)
+
+
+def dropout_rates(evidence, case, output, expected):
+    """`dropout_rate` when the module built on `case` has other dropout rates than the reference's (nn.Dropout(0.1)
+    whatever dropout= says: right in eval mode, another rate in train mode), else None."""
+    found = evidence.trace(case).get("structure")
+    return found and module_judge.dropout_problem(evidence.reference(case)["structure"], found, BUGS["dropout_rate"])
 
 
 # ----------------------------------------------------------------------------- checks

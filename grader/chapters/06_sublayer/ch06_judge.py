@@ -15,6 +15,7 @@ from . import ch06_probe as probe
 from . import messages, module_judge, modules
 from .bugmodels import BugModels, ModelCode
 from .calls import explain_error
+from .compare import close, decode
 from .contract import Chapter
 from .framework import Check, Verdict, noting_stand_in, twin_check
 from .module_judge import same_output, seeded
@@ -32,7 +33,9 @@ BUGS = {
     "eps_misplaced": "eps를 나눗셈 밖에서 더했습니다(괄호 위치). 분모 전체가 (표준편차 + eps)가 되도록 괄호로 묶으세요.",
     "eps_default": "eps의 기본값이 원문과 다릅니다. 원문은 def __init__(self, features, eps=1e-6)입니다. eps를 주지 않고 "
     "만든 LayerNorm(make_model이 그렇게 만듭니다)은 분산이 작은 입력에서 결과가 달라집니다.",
-    "eps_missing": "eps를 쓰지 않았습니다. 분산이 0에 가까운 입력에서 0으로 나누지 않도록 표준편차에 eps를 더하세요.",
+    "eps_missing": "생성자가 받은 eps를 쓰지 않았습니다(eps를 빠뜨렸거나 1e-6 같은 수를 직접 적었습니다). 분산이 0에 "
+    "가까운 입력에서 0으로 나누지 않도록, 또 LayerNorm(features, eps=0.1)처럼 준 값이 쓰이도록 표준편차에 self.eps를 "
+    "더하세요: (std + self.eps).",
     "wrong_axis": "평균과 표준편차를 마지막 축이 아닌 축에서 계산했습니다. LayerNorm은 토큰마다 특징(마지막 축)을 "
     "정규화합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
     "ab_swapped": "a_2와 b_2가 바뀌었습니다. a_2는 1로 채운 곱할 값, b_2는 0으로 채운 더할 값입니다: "
@@ -69,6 +72,10 @@ BUGS = {
     "double_norm": "잔차를 더한 결과를 다시 정규화했습니다(norm(x + sublayer(norm(x)))). pre-norm에서는 sublayer의 입력만 "
     "정규화하고 잔차를 더한 값은 그대로 돌려줍니다: x + dropout(sublayer(norm(x))).",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. sublayer의 출력에 self.dropout을 적용하세요.",
+    "precision_lost": "식은 맞지만 float32 계산에서 자릿수를 잃었습니다: 같은 코드를 float64 입력으로 돌리면 기준과 같은데 "
+    "float32에서는 다릅니다. 분산을 E[x²] − (E[x])²(제곱의 평균 − 평균의 제곱)처럼 거의 같은 큰 두 수의 차로 구하면, "
+    "평균이 크고 분산이 작은 토큰에서 유효숫자가 사라지고(상쇄 오차) 분산이 음수로 나와 NaN이 되기도 합니다. 평균을 먼저 "
+    "뺀 뒤 제곱하세요: x.std(-1, keepdim=True).",
 }
 
 # ----------------------------------------------------------------------------- bug models
@@ -188,7 +195,9 @@ def _models(case):
         return []
     if probe.CASES[case].cls == probe.LAYER_NORM:
         defaults = [("eps_default", ("ln", "std_plus_eps", -1, False, eps)) for eps in OTHER_DEFAULT_EPS]
-        return _norm_models() + (defaults if probe.CASES[case].eps is None else [])
+        # eps=… given but a constant written in its place ((std + 1e-6)): the constructor's eps never used
+        fixed = [("eps_missing", ("ln", "std_plus_eps", -1, False, eps)) for eps in (1e-6, *OTHER_DEFAULT_EPS)]
+        return _norm_models() + (defaults if probe.CASES[case].eps is None else fixed)
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)]
     if probe.CASES[case].norm == "stand_in":
         return orders
@@ -222,9 +231,21 @@ def error_diagnosis(evidence, case, error):
     return explain_error(evidence, case, error, BUGS, models=MODELS)
 
 
+def precision_lost(evidence, case, output, expected):
+    """`precision_lost` when no model explains a wrong LayerNorm output but the same code run in float64 (the probe's
+    `float64_result`, low-variance cases only) gives the reference's float64 numbers: the formula is right and float32
+    cancellation made it wrong (E[x²] − E[x]²; it even gives NaN on a near-constant token), else None."""
+    found = evidence.trace(case).get("float64_result") or {}
+    wanted = evidence.reference(case).get("float64_result") or {}
+    if found.get("kind") != "tensor" or wanted.get("kind") != "tensor":
+        return None
+    mine, right = decode(found), decode(wanted)
+    return BUGS["precision_lost"] if mine.shape == right.shape and close(mine, right) else None
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    return module_judge.output_problem(evidence, case, output, MODELS)
+    return module_judge.output_problem(evidence, case, output, MODELS, values=precision_lost)
 
 
 # ----------------------------------------------------------------------------- checks

@@ -63,6 +63,13 @@ BUGS = {
     "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
     "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
     "그대로 전달되는지 확인하세요.",
+    "torch_layernorm": "마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 과정의 "
+    "LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. 6장에서 만든 LayerNorm(layer.size)를 쓰세요.",
+    "ff_not_wrapped": "피드포워드를 SublayerConnection 없이 그대로 돌려줬습니다(return self.feed_forward(x)). 그러면 "
+    "피드포워드 앞의 정규화와 잔차 연결이 빠집니다. 두 번째 부분층으로 감싸 돌려주세요: "
+    "return self.sublayer[1](x, self.feed_forward).",
+    "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
+    "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "
     "저장하고 forward에서 그것을 부르세요.",
 }
@@ -75,9 +82,12 @@ RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable",
 ### BEGIN BUG MODELS
 
 LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_swapped", "sublayer_reused",
-              "lambda_ignores_argument", "attn_result_unused")
+              "lambda_ignores_argument", "attn_result_unused", "ff_not_wrapped", "double_residual",
+              "double_residual_attn", "double_residual_ff")
+LABELS = {"double_residual_attn": "double_residual", "double_residual_ff": "double_residual",  # model → bug key
+          "norm_every_layer_and_final": "norm_every_layer"}
 ENCODER_BUGS = ("no_final_norm", "layers_not_chained", "return_in_loop", "first_layer_only", "norm_first",
-                "norm_every_layer")
+                "norm_every_layer", "norm_every_layer_and_final")
 
 
 def layer_names(spec, prefix=""):
@@ -143,10 +153,13 @@ def encoder_layer(spec, w, prefix, x, mask, dropout, bug=None):
 
     steps = (ff, attn) if bug == "sublayers_swapped" else (attn, ff)
     places = {"sublayer_indices_swapped": (1, 0), "sublayer_reused": (0, 0)}.get(bug, (0, 1))
-    for step, place in zip(steps, places):
+    doubled = {"double_residual": (0, 1), "double_residual_attn": (0,), "double_residual_ff": (1,)}.get(bug, ())
+    for index, (step, place) in enumerate(zip(steps, places)):
+        if bug == "ff_not_wrapped" and index == 1:
+            return step(x)
         norm = f"{prefix}sublayer.{place}.norm."
         start = given if bug == "attn_result_unused" else x
-        x = start + dropout(step(layer_norm(w, norm, start)))
+        x = (start if index in doubled else 0) + start + dropout(step(layer_norm(w, norm, start)))
     return x
 
 
@@ -166,7 +179,7 @@ def encoder(spec, w, x, mask, dropout, bug=None):
     for n in range(1 if bug == "return_in_loop" else spec.n):
         source = 0 if bug == "first_layer_only" else n
         out = layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout, layer_bug)
-        out = layer_norm(w, "norm.", out) if bug == "norm_every_layer" else out
+        out = layer_norm(w, "norm.", out) if bug in ("norm_every_layer", "norm_every_layer_and_final") else out
     return out if bug in ("no_final_norm", "norm_first", "norm_every_layer") else layer_norm(w, "norm.", out)
 
 
@@ -175,7 +188,7 @@ def _models(case):
     spec = probe.CASES[case]
     bugs = (None,) if spec.layer == "stand_in" else LAYER_BUGS
     bugs += ENCODER_BUGS if spec.cls == probe.ENCODER else ()
-    return [(bug, bug) for bug in bugs]
+    return [(LABELS.get(bug, bug), bug) for bug in bugs]
 
 
 def _call(bug, case, inputs):
@@ -229,7 +242,7 @@ def names_problem(expected, found):
     if any(".sublayer.norm." in f".{name}" for name in have):
         return BUGS["sublayer_reused"]
     if "norm.a_2" in want and "norm.a_2" not in have:
-        return BUGS["no_final_norm"]
+        return BUGS["torch_layernorm"] if "norm.weight" in have else BUGS["no_final_norm"]
     return None
 
 
@@ -313,7 +326,14 @@ def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None: what the recorded calls show
     first, then the bug models."""
     problem = module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
+    if problem in MODEL_FIRST:
+        return problem
     return problem and (calls_problem(evidence, case) or problem)
+
+
+# Mistakes the recorded calls cannot tell from another (they show what each part received, not whether a
+# SublayerConnection ran around it): a feed-forward returned bare looks like a lambda ignoring its argument.
+MODEL_FIRST = (BUGS["ff_not_wrapped"],)
 
 
 # ----------------------------------------------------------------------------- checks

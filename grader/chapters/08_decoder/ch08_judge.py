@@ -72,6 +72,15 @@ BUGS = {
     "self_attn_src_mask": "self-attention에 tgt_mask 대신 src_mask를 넘겼습니다(source attention과 같은 mask). 그러면 "
     "각 위치가 뒤의(아직 생성하지 않은) 토큰까지 보고, target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 "
     "납니다. self.self_attn(x, x, x, tgt_mask)처럼 넘기세요.",
+    "src_attn_tgt_mask": "source attention에 src_mask 대신 tgt_mask를 넘겼습니다(self-attention과 같은 mask). source "
+    "attention의 key는 memory이므로 memory의 padding을 가리는 src_mask((batch, 1, S))를 넘기세요: "
+    "self.src_attn(x, memory, memory, src_mask). target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 납니다.",
+    "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
+    "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
+    "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "
+    "forward는 (x, memory, src_mask, tgt_mask) 순서로 받습니다: x = layer(x, memory, src_mask, tgt_mask).",
+    "torch_layernorm": "Decoder의 마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 "
+    "과정의 LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. self.norm = LayerNorm(layer.size)를 쓰세요.",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
     "self.layers = clones(layer, N)을 쓰세요.",
 }
@@ -94,10 +103,14 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
     "no_feed_forward": "third_sublayer",
     "plain_feed_forward": "third_sublayer",
     "self_attn_src_mask": "self_attn_src_mask",
+    "src_attn_tgt_mask": "src_attn_tgt_mask",
+    "double_residual": "double_residual",
+    "double_residual_ff": "double_residual",
 }
 
 
-DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained")
+DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained", "norm_every_layer_and_final")
+DECODER_LABELS = {"norm_every_layer_and_final": "norm_every_layer"}  # model → bug key
 
 
 @functools.lru_cache(maxsize=1024)
@@ -139,26 +152,30 @@ def _feed_forward(spec, prefix, x):
     return _linear(spec, f"{prefix}w_2", wide, spec.d_model, spec.d_ff)
 
 
-def _sublayer(spec, prefix, x, sublayer):
-    return x + _dropout(spec, sublayer(_norm(spec, f"{prefix}norm.", x)))
+def _sublayer(spec, prefix, x, sublayer, twice=False):
+    """SublayerConnection; `twice`: the caller adds the residual once more (x + self.sublayer[i](x, …))."""
+    return (x if twice else 0) + x + _dropout(spec, sublayer(_norm(spec, f"{prefix}norm.", x)))
 
 
 def decoder_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
     """One DecoderLayer with the weights under `prefix`, the solution's way or with one known mistake."""
-    self_mask, source_mask = {"masks_swapped": (src_mask, tgt_mask),
-                              "self_attn_src_mask": (src_mask, src_mask)}.get(bug, (tgt_mask, src_mask))
+    self_mask, source_mask = {"masks_swapped": (src_mask, tgt_mask), "self_attn_src_mask": (src_mask, src_mask),
+                              "src_attn_tgt_mask": (tgt_mask, tgt_mask)}.get(bug, (tgt_mask, src_mask))
+    twice = bug == "double_residual"
 
     def source(y):
         query, key = {"memory_ignored": (y, y), "memory_as_query": (memory, y)}.get(bug, (y, memory))
         return _attention(spec, f"{prefix}src_attn.", query, key, key, source_mask)
 
-    x = _sublayer(spec, f"{prefix}sublayer.0.", x, lambda y: _attention(spec, f"{prefix}self_attn.", y, y, y, self_mask))
-    x = _sublayer(spec, f"{prefix}sublayer.1.", x, source)
+    x = _sublayer(spec, f"{prefix}sublayer.0.", x, lambda y: _attention(spec, f"{prefix}self_attn.", y, y, y, self_mask),
+                  twice)
+    x = _sublayer(spec, f"{prefix}sublayer.1.", x, source, twice)
     if bug == "no_feed_forward":
         return x
     if bug == "plain_feed_forward":
         return _feed_forward(spec, f"{prefix}feed_forward.", x)
-    return _sublayer(spec, f"{prefix}sublayer.2.", x, lambda y: _feed_forward(spec, f"{prefix}feed_forward.", y))
+    return _sublayer(spec, f"{prefix}sublayer.2.", x, lambda y: _feed_forward(spec, f"{prefix}feed_forward.", y),
+                     twice or bug == "double_residual_ff")
 
 
 def double_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
@@ -181,8 +198,11 @@ def decoder(spec, inputs, bug="right", final_norm=True):
         rest = (rest[0], rest[2], rest[1])
     for index in range(1 if bug == "return_in_loop" else spec.N):
         given = inputs[0] if bug == "layers_not_chained" else x  # every layer on the decoder's own input
+        if bug == "x_memory_swapped":  # layer(memory, x, …): the memory as every layer's x, the running x as memory
+            x = layer(spec, f"layers.{index}.", rest[0], x, *rest[1:], "right")
+            continue
         x = layer(spec, f"layers.{index}.", given, *rest, bug if bug in LAYER_BUGS else "right")
-        x = _norm(spec, "norm.", x) if bug == "norm_every_layer" else x
+        x = _norm(spec, "norm.", x) if bug in ("norm_every_layer", "norm_every_layer_and_final") else x
     return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
 
 
@@ -198,9 +218,11 @@ def _models(case):
     if spec.cls == probe.LAYER:
         return [(label, (bug, True)) for bug, label in LAYER_BUGS.items()]
     layer_bugs = {"right": None, "decoder_masks_swapped": "masks_swapped"} if spec.layer == "stand_in" else LAYER_BUGS
-    return [(_label(label, None if norm else "final_norm"), (bug, norm))
+    # Before the layer's own mistakes: a Decoder case is judged on the student's layers only when they pass their own
+    # checks, and layer(memory, x, …) raises the error a source attention given tgt_mask raises.
+    return [("x_memory_swapped", ("x_memory_swapped", True))] + [(_label(label, None if norm else "final_norm"), (bug, norm))
             for norm, (bug, label) in itertools.product((True, False), layer_bugs.items())] + \
-        [(bug, (bug, True)) for bug in DECODER_BUGS]
+        [(DECODER_LABELS.get(bug, bug), (bug, True)) for bug in DECODER_BUGS]
 
 
 def _call(model, case, inputs):
@@ -260,13 +282,16 @@ def _mask_bug(mine, want):
         return "masks_swapped"
     if masks["self_attn"] == "input:src_mask" == masks["src_attn"]:  # nothing swapped: src_mask given twice
         return "self_attn_src_mask"
+    if masks["self_attn"] == "input:tgt_mask" == masks["src_attn"]:  # nothing swapped: tgt_mask given twice
+        return "src_attn_tgt_mask"
     if masks["self_attn"] == "input:src_mask" and "src_attn" not in mine:
         return None  # stopped before the source attention: swapped or given twice, the bug models' tie-break tells
     if "self_attn" in mine and masks["self_attn"] is None:
         return "tgt_mask_not_passed"
     if "src_attn" in mine and masks["src_attn"] is None:
         return "src_mask_not_passed"
-    return "masks_swapped" if masks != {part: want[part]["mask"] for part in masks} else None
+    ran = [part for part in masks if part in mine and part in want]  # a forward that raised may stop before a part
+    return "masks_swapped" if any(masks[part] != want[part]["mask"] for part in ran) else None
 
 
 def _source_bug(call):
@@ -327,13 +352,16 @@ def output_problem(evidence, case, output):
 
 
 def part_missing(evidence, case):
-    """Korean: the student's module lacks a whole part (the third sublayer, the final norm), or None."""
+    """Korean: the student's module lacks a whole part (the third sublayer, the final norm), or has torch's
+    nn.LayerNorm as its final norm, or None."""
     found = evidence.trace(case).get("structure")
     if not found:
         return None
     have = [name for name, _ in found["state_dict"]]
     want = [name for name, _ in evidence.reference(case)["structure"]["state_dict"]]
     missing = set(want) - set(have)
+    if "norm.a_2" in missing and "norm.weight" in have:  # torch's nn.LayerNorm as the final norm
+        return BUGS["torch_layernorm"]
     if not missing or set(have) - set(want):
         return None
     return next((BUGS[bug] for pattern, bug in PARTS if all(pattern.search(name) for name in missing)), None)

@@ -41,7 +41,8 @@ EXPECTED = {
     "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
     # near misses (issue 27): almost right, and each must still fail
     # nn.Dropout(p=0.1) whatever dropout is: right in eval mode, the wrong rate in train mode
-    "near_dropout_hardcoded": Bug(83, dict.fromkeys({"dropout_train", "hidden_dropout"}, ())),
+    # named from the module's own dropout rate on the train cases (its structure is recorded there too)
+    "near_dropout_hardcoded": fails(83, TRAIN, "dropout_rate"),
     # clones returns N + 1 deep copies: one too many (the class is judged with the stand-in clones)
     "near_clones_one_extra": fails(90, {"clones_deep_copies"}, "clones_length"),
     # nn.Sequential of N deep copies: registered and unshared, but not the nn.ModuleList asked for (half credit)
@@ -56,4 +57,9 @@ EXPECTED = {
     "near_attn_heads_flat": Bug(95, {"stores_attn": ()}),
     # x + (0.001·x − (0.001·x).detach()): the same output, every gradient 0.1 % high
     "near_gradient_tenth_percent": fails(93, {"hidden_gradients"}, "gradients"),
+    # mistakes invented outside the fixtures, each with its own bug model:
+    "dropout_on_context": fails(83, TRAIN, "dropout_on_output"),  # attention(…) without dropout, then self.dropout(x)
+    "unsqueeze_last_axis": fails(67, MASKED, "no_unsqueeze"),  # mask.unsqueeze(-1): masks query rows, or raises
+    # attention written inline with / math.sqrt(self.h * self.d_k); self.attn wrong too (named the same, not "store it")
+    "inline_scale_d_model": fails(20, FORWARD, "scale_d_model"),
 }

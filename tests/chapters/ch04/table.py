@@ -35,4 +35,10 @@ EXPECTED = {
     "near_unbatched_gets_batch_axis": Bug(90, {"no_batch_axis": ()}),
     # out + (0.001·out − (0.001·out).detach()): the same output, every gradient 0.1 % high
     "near_gradient_tenth_percent": fails(90, {"hidden_gradients"}, "gradients"),
+    # mistakes invented outside the fixtures:
+    # nn.Dropout(0.1) whatever dropout= says: named from the module's dropout rate recorded on the train cases
+    "dropout_hardcoded": fails(70, TRAIN, "dropout_rate"),
+    # nn.Dropout(1 - dropout) (a keep probability): the visible train case's 0.5 hides it
+    "dropout_keep_prob": fails(75, {"module_structure", "hidden_dropout"}, "dropout_rate"),
+    "relu_on_input": fails(15, FORWARD, "relu_on_input"),  # w_2(dropout(w_1(x.relu())))
 }

@@ -63,4 +63,10 @@ EXPECTED = {
     "no_centering": fails(45, NORM_OUTPUTS, "no_centering"),  # a_2 * x / (std + eps) + b_2
     "no_bias": fails(80, {"ln_seeded", "hidden_ln"}, "no_bias"),  # a_2 * (x - mean) / (std + eps): fresh b_2 = 0 hides it
     "double_norm": fails(70, SUBLAYER_OUTPUTS, "double_norm"),  # norm(x + dropout(sublayer(norm(x))))
+    # std = sqrt((E[x²] − E[x]²) · n/(n−1)): algebraically the unbiased std, but in float32 the two nearly equal terms
+    # cancel on a token with a large mean and a small spread (a near-constant token even gets a negative variance, NaN).
+    # A real numerical mistake, named from the probe's float64 run of the same code (right there, wrong in float32)
+    "one_pass_variance": fails(85, LOW_VARIANCE, "precision_lost"),
+    "one_pass_variance_sum": fails(85, LOW_VARIANCE, "precision_lost"),  # sqrt((Σx² − n·mean²) / (n − 1))
+    "eps_hardcoded": fails(85, LOW_VARIANCE, "eps_missing"),  # (std + 1e-6): self.eps unused, eps=0.1 ignored
 }

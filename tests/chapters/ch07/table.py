@@ -53,4 +53,12 @@ EXPECTED = {
     "first_layer_only": fails(55, ENCODER_OUTPUTS, "first_layer_only"),  # x = self.layers[0](x, mask) N times
     "norm_first": fails(55, ENCODER_OUTPUTS, "norm_first"),  # x = self.norm(x) before the layers, return x
     "norm_every_layer": fails(55, ENCODER_OUTPUTS, "norm_every_layer"),  # x = self.norm(layer(x, mask))
+    # the same, and return self.norm(x) after the loop as well
+    "norm_every_layer_and_final": fails(55, ENCODER_OUTPUTS, "norm_every_layer"),
+    # self.norm = nn.LayerNorm(layer.size): a final norm, but torch's (weight/bias), not the chapter's (a_2/b_2)
+    "torch_layernorm_final": fails(45, ENCODER, "torch_layernorm"),
+    "ff_not_wrapped": fails(75, LAYER_OUTPUTS, "ff_not_wrapped"),  # return self.feed_forward(x): no third SublayerConnection
+    # x = x + self.sublayer[0](…), return x + self.sublayer[1](…): SublayerConnection already adds the residual
+    "double_residual": fails(75, LAYER_OUTPUTS, "double_residual"),
+    "double_residual_ff": fails(75, LAYER_OUTPUTS, "double_residual"),  # only on the feed-forward sublayer
 }

@@ -60,4 +60,15 @@ EXPECTED = {
     "layers_not_chained": fails(55, DECODER - {"decoder_structure"}, "layers_not_chained"),
     "memory_through_layers": fails(55, DECODER - {"decoder_structure"}, "memory_replaced"),  # memory = x in the loop
     "norm_every_layer": fails(55, DECODER - {"decoder_structure"}, "norm_every_layer"),  # x = self.norm(layer(...))
+    # the same, and return self.norm(x) after the loop as well
+    "norm_every_layer_and_final": fails(55, DECODER - {"decoder_structure"}, "norm_every_layer"),
+    # src_attn(x, m, m, tgt_mask): tgt_mask given twice (was named "masks swapped"); an error where S ≠ T
+    "src_attn_tgt_mask": fails(65, LAYER, "src_attn_tgt_mask"),
+    # x = x + self.sublayer[i](…) on every sublayer, or only on the feed forward: SublayerConnection adds it already
+    "double_residual": fails(65, LAYER, "double_residual"),
+    "double_residual_ff": fails(65, LAYER, "double_residual"),
+    # self.norm = nn.LayerNorm(layer.size): a final norm, but torch's (weight/bias), not the chapter's (a_2/b_2)
+    "torch_layernorm_final": fails(45, DECODER, "torch_layernorm"),
+    # layer(memory, x, src_mask, tgt_mask) in the Decoder's loop: the layers are right, their arguments are not
+    "x_memory_swapped": fails(55, DECODER - {"decoder_structure"}, "x_memory_swapped"),
 }
