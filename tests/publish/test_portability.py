@@ -7,9 +7,9 @@ import json
 import math
 import os
 import shutil
-import struct
 import subprocess
 
+import numpy
 import pytest
 
 from grader import chapters, paths
@@ -38,8 +38,10 @@ def _ulps(value, n, dtype):
         for _ in range(abs(n)):
             value = math.nextafter(value, math.copysign(math.inf, n))
         return value
-    bits = struct.unpack("<i", struct.pack("<f", value))[0]
-    return struct.unpack("<f", struct.pack("<i", bits + n))[0]
+    single = numpy.float32(value)  # stepped as a float32, so the smallest subnormals cross zero instead of wrapping
+    for _ in range(abs(n)):
+        single = numpy.nextafter(single, numpy.float32(math.copysign(math.inf, n)))
+    return float(single)
 
 
 def _nudged(document, n, dtype="float32"):

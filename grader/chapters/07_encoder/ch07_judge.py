@@ -66,8 +66,8 @@ BUGS = {
     "torch_layernorm": "마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 과정의 "
     "LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. 6장에서 만든 LayerNorm(layer.size)를 쓰세요.",
     "ff_not_wrapped": "피드포워드를 SublayerConnection 없이 그대로 돌려줬습니다(return self.feed_forward(x)). 그러면 "
-    "피드포워드 앞의 정규화와 잔차 연결이 빠집니다. 두 번째 부분층으로 감싸 돌려주세요: "
-    "return self.sublayer[1](x, self.feed_forward).",
+    "피드포워드 앞의 정규화와 잔차 연결이 빠집니다. 피드포워드를 두 번째 부분층(self.sublayer[1])에 넘겨 "
+    "감싸고, 그 부분층의 결과를 돌려주세요.",
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "

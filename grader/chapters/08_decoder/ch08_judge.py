@@ -78,7 +78,8 @@ BUGS = {
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "
-    "forward는 (x, memory, src_mask, tgt_mask) 순서로 받습니다: x = layer(x, memory, src_mask, tgt_mask).",
+    "forward는 x, memory, src_mask, tgt_mask 순서로 받으니, 층을 부를 때 지금까지의 출력 x를 첫 번째, "
+    "encoder의 memory를 두 번째 인자로 넘기세요.",
     "torch_layernorm": "Decoder의 마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 "
     "과정의 LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. self.norm = LayerNorm(layer.size)를 쓰세요.",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
