@@ -59,6 +59,8 @@ BUGS = {
     "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
     "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
     "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. 마지막 정규화와 return은 for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "layers_reversed": "층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). 입력은 "
+    "self.layers[0]부터 차례로 지나야 합니다: for layer in self.layers: x = layer(x, mask).",
     "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
@@ -175,7 +177,7 @@ def _stack_problem(found, expected):
     mine, want = attention_calls(found), attention_calls(expected)
     if len(want) > 1 and mine and set(mine) == {want[0]}:
         return "return_in_loop" if len(mine) == 1 else "first_layer_only"
-    return None
+    return "layers_reversed" if len(want) > 1 and mine == want[::-1] else None
 
 
 def _origin_problem(found, expected):

@@ -66,6 +66,8 @@ BUGS = {
     "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다. 층마다 바뀌는 것은 x뿐입니다.",
     "return_in_loop": "Decoder가 첫 층만 지나고 끝났습니다. 층 루프 안에서 return했다면 return self.norm(x)를 for 루프가 "
     "끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1]) 모든 층을 지나세요.",
+    "layers_reversed": "Decoder가 층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). "
+    "x는 self.layers[0]부터 차례로 지나야 합니다: for layer in self.layers: x = layer(x, memory, src_mask, tgt_mask).",
     "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[:-1]처럼 일부만 돌았습니다). "
     "모든 층을 차례로 지나세요.",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
@@ -126,7 +128,8 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
 }
 
 
-DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained", "norm_every_layer_and_final")
+DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained", "norm_every_layer_and_final",
+                "layers_reversed")
 DECODER_LABELS = {"norm_every_layer_and_final": "norm_every_layer"}  # model → bug key
 
 
@@ -214,7 +217,8 @@ def decoder(spec, inputs, bug="right", final_norm=True):
     x, rest = inputs[0], inputs[1:]
     if bug == "decoder_masks_swapped":  # layer(x, memory, tgt_mask, src_mask): what masks_swapped is to the stand-in
         rest = (rest[0], rest[2], rest[1])
-    for index in range(1 if bug == "return_in_loop" else spec.N):
+    order = range(1 if bug == "return_in_loop" else spec.N)
+    for index in reversed(order) if bug == "layers_reversed" else order:
         given = inputs[0] if bug == "layers_not_chained" else x  # every layer on the decoder's own input
         if bug == "x_memory_swapped":  # layer(memory, x, …): the memory as every layer's x, the running x as memory
             x = layer(spec, f"layers.{index}.", rest[0], x, *rest[1:], "right")
@@ -299,6 +303,9 @@ def _stack_bug(found, expected, finished):
         return "return_in_loop"
     if finished and ran and ran < set(layers):
         return "layers_skipped"
+    first = list(dict.fromkeys(call["module"].split(".")[1] for call in found if call["module"].startswith("layers.")))
+    if len(layers) > 1 and first == layers[::-1]:  # every layer ran, the last one first
+        return "layers_reversed"
     for layer in layers[1:]:
         source = _layer_calls(found, f"layers.{layer}.").get("src_attn", {})
         if source.get("key") not in (None, "input:memory") and source.get("value") not in (None, "input:memory") \

@@ -66,4 +66,5 @@ EXPECTED = {
     # weights were read from the Encoder's run)
     "final_norm_fixed_size": fails(45, ENCODER, "norm_size"),
     "loop_mask_none": fails(55, ENCODER_OUTPUTS, "loop_mask_not_passed"),  # x = layer(x, None) in the Encoder's loop
+    "layers_reversed": fails(55, ENCODER_OUTPUTS, "layers_reversed"),  # for layer in reversed(self.layers)
 }

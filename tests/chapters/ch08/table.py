@@ -78,4 +78,5 @@ EXPECTED = {
     "loop_masks_swapped": fails(55, DECODER - {"decoder_structure"}, "loop_masks"),  # layer(x, memory, tgt_mask, src_mask)
     # self.src_attn(x, x, x, tgt_mask), then self.self_attn(x, m, m, src_mask): the order is right, the modules swapped
     "attn_modules_swapped": fails(65, LAYER, "attn_modules_swapped"),
+    "layers_reversed": fails(55, DECODER - {"decoder_structure"}, "layers_reversed"),  # for layer in self.layers[::-1]
 }
