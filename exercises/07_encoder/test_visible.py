@@ -10,7 +10,7 @@ VISIBLE_CHECKS = [
     "encoder_structure",  # 10점 — layers.0–1은 따로 복사한 층, 마지막 norm
     "layer_forward",  # 15점 — EncoderLayer: self-attention(mask) → 피드포워드, 각각 잔차 연결
     "encoder_forward",  # 15점 — Encoder: 층을 차례로 지난 뒤 마지막 norm
-    "pad_attention",  # 10점 — 0번 층 self-attention: padding 토큰의 가중치는 0
+    "pad_attention",  # 10점 — EncoderLayer의 self-attention: padding 토큰의 가중치는 0
     "encoder_train",  # 10점 — train 모드 Encoder (시드 고정 시 기준과 같음)
 ]
 

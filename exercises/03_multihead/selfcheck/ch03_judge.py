@@ -69,6 +69,14 @@ BUGS = {
     "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
     "scale_d_model": "점수를 √d_model로 나눴습니다. 점수는 head 하나의 차원으로 나눕니다: / math.sqrt(self.d_k) "
     "(d_k = d_model // h). 1장의 attention 함수를 부르면 query.size(-1) = d_k로 나눕니다.",
+    "projection_shared": "query, key, value를 같은 선형층 하나(self.linears[0])로 투영했습니다. 네 층은 따로 학습되는 "
+    "다른 가중치입니다: linears[0], [1], [2]를 각각 query, key, value에, linears[-1]을 출력에 쓰세요: "
+    "zip(self.linears, (query, key, value)).",
+    "projection_shifted": "query, key, value를 self.linears[1:](linears[1], [2], [3])로 투영했습니다. 그러면 value와 출력 "
+    "투영이 같은 층 linears[3]을 씁니다. query, key, value에는 linears[0], [1], [2]를, 출력에는 linears[-1]을 쓰세요: "
+    "zip(self.linears, (query, key, value)).",
+    "softmax_axis": "softmax를 마지막 축(dim=-1, key 축)이 아닌 축(dim=-2 등)에서 구했습니다. query(행)마다 key들에 대한 "
+    "가중치의 합이 1이어야 합니다: scores.softmax(dim=-1). 1장의 attention 함수를 그대로 부르면 됩니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }

@@ -50,6 +50,9 @@ BUGS = {
     "cross_before_self": "source attention을 self-attention보다 먼저 했습니다. DecoderLayer는 먼저 self-attention"
     "(sublayer[0], tgt_mask), 그다음 memory에 대한 source attention(sublayer[1], src_mask), 마지막에 feed forward"
     "(sublayer[2]) 순서입니다.",
+    "attn_modules_swapped": "self.self_attn과 self.src_attn을 바꿔 불렀습니다. 계산 순서는 맞지만 self-attention에 "
+    "src_attn의 가중치가, source attention에 self_attn의 가중치가 쓰입니다. self.self_attn(x, x, x, tgt_mask), "
+    "self.src_attn(x, m, m, src_mask)로 부르세요.",
     "sublayer_indices_swapped": "sublayer의 번호를 바꿔 썼습니다. 순서는 맞지만 self-attention은 sublayer[0], source "
     "attention은 sublayer[1], feed forward는 sublayer[2]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
     "tgt_mask_not_passed": "self-attention에 tgt_mask를 넘기지 않았습니다. 그러면 각 위치가 뒤의(아직 생성하지 않은) "
@@ -64,6 +67,8 @@ BUGS = {
     "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다. 층마다 바뀌는 것은 x뿐입니다.",
     "return_in_loop": "Decoder가 첫 층만 지나고 끝났습니다. 층 루프 안에서 return했다면 return self.norm(x)를 for 루프가 "
     "끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1]) 모든 층을 지나세요.",
+    "layers_reversed": "Decoder가 층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). "
+    "x는 self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[:-1]처럼 일부만 돌았습니다). "
     "모든 층을 차례로 지나세요.",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
@@ -81,8 +86,22 @@ BUGS = {
     "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "
     "forward는 x, memory, src_mask, tgt_mask 순서로 받으니, 층을 부를 때 지금까지의 출력 x를 첫 번째, "
     "encoder의 memory를 두 번째 인자로 넘기세요.",
+    "norm_size": "Decoder의 마지막 LayerNorm의 크기가 층의 크기(layer.size)와 다릅니다. 512 같은 숫자를 직접 쓰면 "
+    "d_model이 다른 모델에서 맞지 않습니다. LayerNorm의 크기로 층의 크기(layer.size)를 넘기세요.",
     "torch_layernorm": "Decoder의 마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 "
     "과정의 LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. self.norm = LayerNorm(layer.size)를 쓰세요.",
+    "loop_tgt_mask_not_passed": "Decoder가 층을 부를 때 tgt_mask를 넘기지 않았습니다(layer(x, memory, src_mask, None)"
+    "처럼). 그러면 층의 self-attention이 뒤의(아직 생성하지 않은) 토큰까지 봅니다. Decoder의 for 루프에서 "
+    "각 층에 forward가 받은 두 mask를 그대로 넘기세요.",
+    "loop_src_mask_not_passed": "Decoder가 층을 부를 때 src_mask를 넘기지 않았습니다(layer(x, memory, None, tgt_mask)"
+    "처럼). 그러면 층의 source attention이 memory의 padding 위치에도 가중치를 줍니다. Decoder의 for 루프에서 "
+    "각 층에 forward가 받은 두 mask를 그대로 넘기세요.",
+    "loop_masks": "Decoder가 층에 두 mask를 제자리에 넘기지 않았습니다(자리를 바꿨거나 한 mask를 두 번 넘겼습니다). "
+    "DecoderLayer의 forward는 x, memory, src_mask, tgt_mask 순서로 받으니, 세 번째 인자로 src_mask, 네 번째로 "
+    "tgt_mask를 넘기세요.",
+    "loop_memory_changed": "Decoder가 층에 encoder의 memory를 그대로 넘기지 않았습니다(self.norm(memory)나 x처럼 다른 "
+    "값을 넘겼습니다). memory는 encoder의 출력 그대로 모든 층의 source attention이 "
+    "참고하니, 각 층에 두 번째 인자로 그대로 넘기세요.",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
     "self.layers = clones(layer, N)을 쓰세요.",
 }
@@ -105,6 +124,19 @@ def _student(evidence, case):
 
 
 MODELS = BugModels("ch08", same=same_output, bugs=BUGS, student=_student, tie_break="same_length")
+
+# A layer mistake seen in a Decoder run of the student's own layers, which passed their own checks: what the Decoder's
+# loop handed the layers (layer(x, memory, src_mask, None), self.norm(memory), …) caused it, so it is named there.
+LOOP_BUGS = {"tgt_mask_not_passed": "loop_tgt_mask_not_passed", "src_mask_not_passed": "loop_src_mask_not_passed",
+             "masks_swapped": "loop_masks", "self_attn_src_mask": "loop_masks", "src_attn_tgt_mask": "loop_masks",
+             "memory_ignored": "loop_memory_changed", "memory_not_key_value": "loop_memory_changed"}
+
+
+def in_loop(case, bug):
+    """`bug` as named on `case`: a layer mistake on a Decoder case built from the student's own DecoderLayer is the
+    loop's (that run is judged only when the layer passes its own checks)."""
+    spec = probe.CASES[case]
+    return LOOP_BUGS.get(bug, bug) if spec.cls == probe.DECODER and spec.layer == "student" else bug
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -130,6 +162,9 @@ def _stack_bug(found, expected, finished):
         return "return_in_loop"
     if finished and ran and ran < set(layers):
         return "layers_skipped"
+    first = list(dict.fromkeys(call["module"].split(".")[1] for call in found if call["module"].startswith("layers.")))
+    if len(layers) > 1 and first == layers[::-1]:  # every layer ran, the last one first
+        return "layers_reversed"
     for layer in layers[1:]:
         source = _layer_calls(found, f"layers.{layer}.").get("src_attn", {})
         if source.get("key") not in (None, "input:memory") and source.get("value") not in (None, "input:memory") \
@@ -171,8 +206,9 @@ def _layer_bug(found, expected, prefix):
     """What the parts of the layer under `prefix` received, in which order, against the reference's: a key or None."""
     mine, want = _layer_calls(found, prefix), _layer_calls(expected, prefix)
     order = [call["module"][len(prefix):] for call in found if call["module"][len(prefix):] in want]
-    if order[:2] == ["src_attn", "self_attn"]:
-        return "cross_before_self"
+    if order[:2] == ["src_attn", "self_attn"]:  # the memory's attention first, or the two modules' names swapped
+        swapped = mine["self_attn"].get("key") == "input:memory" and mine["src_attn"].get("key") != "input:memory"
+        return "attn_modules_swapped" if swapped else "cross_before_self"
     bug = _mask_bug(mine, want) or (_source_bug(mine["src_attn"]) if "src_attn" in mine else None)
     if bug:
         return bug
@@ -190,7 +226,8 @@ def calls_problem(evidence, case):
     if not found or not expected or found == expected:
         return None
     prefix = "layers.0." if probe.CASES[case].cls == probe.DECODER else ""
-    bug = _stack_bug(found, expected, "result" in evidence.trace(case)) or _layer_bug(found, expected, prefix)
+    bug = _stack_bug(found, expected, "result" in evidence.trace(case)) or \
+        in_loop(case, _layer_bug(found, expected, prefix))
     return BUGS[bug] if bug else None
 
 
@@ -216,7 +253,7 @@ def output_problem(evidence, case, output):
 
 def part_missing(evidence, case):
     """Korean: the student's module lacks a whole part (the third sublayer, the final norm), or has torch's
-    nn.LayerNorm as its final norm, or None."""
+    nn.LayerNorm or a norm of another size (LayerNorm(512)) as its final norm, or None."""
     found = evidence.trace(case).get("structure")
     if not found:
         return None
@@ -225,6 +262,9 @@ def part_missing(evidence, case):
     missing = set(want) - set(have)
     if "norm.a_2" in missing and "norm.weight" in have:  # torch's nn.LayerNorm as the final norm
         return BUGS["torch_layernorm"]
+    shapes = [dict(structure["state_dict"]).get("norm.a_2") for structure in (evidence.reference(case)["structure"], found)]
+    if None not in shapes and shapes[0] != shapes[1]:  # the final norm's size hard-coded
+        return BUGS["norm_size"]
     if not missing or set(have) - set(want):
         return None
     return next((BUGS[bug] for pattern, bug in PARTS if all(pattern.search(name) for name in missing)), None)

@@ -68,6 +68,14 @@ BUGS = {
     "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
     "scale_d_model": "점수를 √d_model로 나눴습니다. 점수는 head 하나의 차원으로 나눕니다: / math.sqrt(self.d_k) "
     "(d_k = d_model // h). 1장의 attention 함수를 부르면 query.size(-1) = d_k로 나눕니다.",
+    "projection_shared": "query, key, value를 같은 선형층 하나(self.linears[0])로 투영했습니다. 네 층은 따로 학습되는 "
+    "다른 가중치입니다: linears[0], [1], [2]를 각각 query, key, value에, linears[-1]을 출력에 쓰세요: "
+    "zip(self.linears, (query, key, value)).",
+    "projection_shifted": "query, key, value를 self.linears[1:](linears[1], [2], [3])로 투영했습니다. 그러면 value와 출력 "
+    "투영이 같은 층 linears[3]을 씁니다. query, key, value에는 linears[0], [1], [2]를, 출력에는 linears[-1]을 쓰세요: "
+    "zip(self.linears, (query, key, value)).",
+    "softmax_axis": "softmax를 마지막 축(dim=-1, key 축)이 아닌 축(dim=-2 등)에서 구했습니다. query(행)마다 key들에 대한 "
+    "가중치의 합이 1이어야 합니다: scores.softmax(dim=-1). 1장의 attention 함수를 그대로 부르면 됩니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
     "확인하세요.",
 }
@@ -81,17 +89,19 @@ LIST_HINT = BUGS["clones_list"]
 MODELS_LIST = ("correct", "no_split_transpose", "split_axes_13", "split_axes_23", "no_merge_transpose", "no_contiguous",
                "no_unsqueeze", "no_output_projection", "dk_is_d_model", "dropout_not_passed", "dropout_on_output",
                "key_as_value", "query_as_key", "mask_not_passed", "output_first_linear", "view_heads_first",
-               "dk_float", "dropout_on_context", "unsqueeze_last", "scale_d_model")
+               "dk_float", "dropout_on_context", "unsqueeze_last", "scale_d_model", "projection_shared",
+               "projection_shifted", "softmax_axis")
+PROJECTIONS = {"projection_shared": (0, 0, 0), "projection_shifted": (1, 2, 3)}  # linears used for query, key, value
 LABELS = {"split_axes_13": "split_transpose_axes", "split_axes_23": "split_transpose_axes",  # model → bug key
           "dropout_on_context": "dropout_on_output", "unsqueeze_last": "no_unsqueeze"}
 SPLIT_AXES = {"split_axes_13": (1, 3), "split_axes_23": (2, 3)}
 
 
-def _attention(query, key, value, mask, dropout, scale=None):
+def _attention(query, key, value, mask, dropout, scale=None, axis=-1):
     scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(scale or query.size(-1))
     if mask is not None:
         scores = scores.masked_fill(mask == 0, -1e9)
-    p_attn = scores.softmax(dim=-1)
+    p_attn = scores.softmax(dim=axis)
     if dropout is not None:
         p_attn = dropout(p_attn)
     return torch.matmul(p_attn, value), p_attn
@@ -111,7 +121,7 @@ def multi_head(case, inputs, weights, bug="correct"):
     if bug == "query_as_key":
         sources = (query, query, value)
     heads = []
-    for index, x in enumerate(sources):
+    for index, x in zip(PROJECTIONS.get(bug, (0, 1, 2)), sources):
         projected = F.linear(x, weights[f"linears.{index}.weight"], weights[f"linears.{index}.bias"])
         if bug == "view_heads_first":
             heads.append(projected.view(n, h, -1, d_k))
@@ -121,7 +131,8 @@ def multi_head(case, inputs, weights, bug="correct"):
     rate = 0.1 if case.dropout is None else case.dropout
     dropout = None if bug in ("dropout_not_passed", "dropout_on_output", "dropout_on_context") \
         else torch.nn.Dropout(rate).train(case.train)
-    x, p_attn = _attention(*heads, mask, dropout, case.d_model if bug == "scale_d_model" else None)
+    x, p_attn = _attention(*heads, mask, dropout, case.d_model if bug == "scale_d_model" else None,
+                           -2 if bug == "softmax_axis" else -1)
     if bug == "dropout_on_context":  # on the heads' output, before they are joined
         x = torch.nn.Dropout(rate).train(case.train)(x)
     if bug == "no_merge_transpose":

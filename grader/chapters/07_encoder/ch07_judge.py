@@ -39,6 +39,9 @@ BUGS = {
     "나오므로, layer.size 크기의 LayerNorm을 만들어 두고, 모든 층을 지난 뒤의 출력에 적용해 돌려주세요.",
     "mask_not_passed": "self-attention에 mask를 넘기지 않았습니다. 그러면 padding 토큰도 어텐션을 받아, padding의 값이 "
     "다른 토큰의 출력을 바꿉니다. lambda x: self.self_attn(x, x, x, mask)처럼 mask를 넘기세요.",
+    "loop_mask_not_passed": "Encoder가 층을 부를 때 mask를 넘기지 않았습니다(layer(x, None)처럼). 그러면 "
+    "층의 self-attention이 padding 토큰에도 가중치를 줍니다. Encoder의 for 루프에서 "
+    "각 층을 부를 때 forward가 받은 mask를 두 번째 인자로 그대로 넘기세요.",
     "sublayers_swapped": "어텐션과 피드포워드의 순서가 바뀌었습니다. 인코더 층은 먼저 self-attention(sublayer[0]), "
     "그다음 피드포워드(sublayer[1])입니다.",
     "sublayer_indices_swapped": "sublayer[0]과 sublayer[1]을 바꿔 썼습니다. 순서는 맞지만 self-attention은 "
@@ -55,14 +58,18 @@ BUGS = {
     "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
     "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
     "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. 마지막 정규화와 return은 for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "layers_reversed": "층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). 입력은 "
+    "self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",
     "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
     "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
-    "padding_leak": "0번 층의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 어텐션까지 "
-    "그대로 전달되는지 확인하세요.",
+    "padding_leak": "EncoderLayer의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 "
+    "어텐션까지 그대로 전달되는지 확인하세요.",
+    "norm_size": "Encoder의 마지막 LayerNorm의 크기가 층의 크기(layer.size)와 다릅니다. 512 같은 숫자를 직접 쓰면 "
+    "d_model이 다른 모델에서 맞지 않습니다. LayerNorm의 크기로 층의 크기(layer.size)를 넘기세요.",
     "torch_layernorm": "마지막 정규화에 torch의 nn.LayerNorm을 썼습니다. 그 parameter 이름은 weight, bias라서 이 과정의 "
     "LayerNorm(a_2, b_2, n-1로 나누는 표준편차)과 이름도 계산도 다릅니다. 6장에서 만든 LayerNorm(layer.size)를 쓰세요.",
     "ff_not_wrapped": "피드포워드를 SublayerConnection 없이 그대로 돌려줬습니다(return self.feed_forward(x)). 그러면 "
@@ -70,8 +77,8 @@ BUGS = {
     "감싸고, 그 부분층의 결과를 돌려주세요.",
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
-    "attn_missing": "0번 층의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 self.self_attn에 "
-    "저장하고 forward에서 그것을 부르세요.",
+    "attn_missing": "EncoderLayer의 self_attn.attn에 어텐션 가중치가 없습니다. 넘겨받은 MultiHeadedAttention을 "
+    "self.self_attn에 저장하고 forward에서 그것을 부르세요.",
 }
 
 ATTN_MISSING = BUGS["attn_missing"]
@@ -87,7 +94,7 @@ LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_sw
 LABELS = {"double_residual_attn": "double_residual", "double_residual_ff": "double_residual",  # model → bug key
           "norm_every_layer_and_final": "norm_every_layer"}
 ENCODER_BUGS = ("no_final_norm", "layers_not_chained", "return_in_loop", "first_layer_only", "norm_first",
-                "norm_every_layer", "norm_every_layer_and_final")
+                "norm_every_layer", "norm_every_layer_and_final", "layers_reversed")
 
 
 def layer_names(spec, prefix=""):
@@ -176,7 +183,8 @@ def encoder(spec, w, x, mask, dropout, bug=None):
     layer = double_layer if spec.layer == "stand_in" else encoder_layer
     layer_bug = bug if bug in LAYER_BUGS else None
     out = layer_norm(w, "norm.", x) if bug == "norm_first" else x
-    for n in range(1 if bug == "return_in_loop" else spec.n):
+    order = range(1 if bug == "return_in_loop" else spec.n)
+    for n in reversed(order) if bug == "layers_reversed" else order:
         source = 0 if bug == "first_layer_only" else n
         out = layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout, layer_bug)
         out = layer_norm(w, "norm.", out) if bug in ("norm_every_layer", "norm_every_layer_and_final") else out
@@ -188,7 +196,7 @@ def _models(case):
     spec = probe.CASES[case]
     bugs = (None,) if spec.layer == "stand_in" else LAYER_BUGS
     bugs += ENCODER_BUGS if spec.cls == probe.ENCODER else ()
-    return [(LABELS.get(bug, bug), bug) for bug in bugs]
+    return [(in_loop(case, LABELS.get(bug, bug)), bug) for bug in bugs]
 
 
 def _call(bug, case, inputs):
@@ -205,6 +213,18 @@ MODEL_CODE = ModelCode(models=_models, call=_call)
 ### END BUG MODELS
 
 MODELS = BugModels("ch07", same=same_output, bugs=BUGS)
+
+# A layer mistake seen in an Encoder run of the student's own layers, which passed their own checks: what the
+# Encoder's loop handed the layers caused it, so it is named there.
+LOOP_BUGS = {"mask_not_passed": "loop_mask_not_passed"}
+
+
+def in_loop(case, bug):
+    """`bug` as named on `case`: a layer mistake on an Encoder case built from the student's own EncoderLayer is the
+    loop's (that run is judged only when the layer passes its own checks), e.g. layer(x, None)."""
+    spec = probe.CASES[case]
+    return LOOP_BUGS.get(bug, bug) if spec.cls == probe.ENCODER and spec.layer == "student" else bug
+
 
 # ----------------------------------------------------------------------------- reading a case
 
@@ -236,14 +256,23 @@ def sharing_problem(found, visible=True):
 
 
 def names_problem(expected, found):
-    """Korean: the named structural mistakes (one SublayerConnection, no final norm), or None."""
+    """Korean: the named structural mistakes (one SublayerConnection, no final norm, a final norm of another size),
+    or None."""
     have = {name for name, _ in found["state_dict"]}
     want = {name for name, _ in expected["state_dict"]}
+    if final_norm_resized(expected, found):
+        return BUGS["norm_size"]
     if any(".sublayer.norm." in f".{name}" for name in have):
         return BUGS["sublayer_reused"]
     if "norm.a_2" in want and "norm.a_2" not in have:
         return BUGS["torch_layernorm"] if "norm.weight" in have else BUGS["no_final_norm"]
     return None
+
+
+def final_norm_resized(expected, found):
+    """Has the stack's own final norm (`norm.a_2`) another shape than the reference's (e.g. LayerNorm(512))?"""
+    shapes = [dict(structure["state_dict"]).get("norm.a_2") for structure in (expected, found)]
+    return None not in shapes and shapes[0] != shapes[1]
 
 
 def structure_diagnosis(evidence, case):
@@ -271,7 +300,7 @@ def _stack_problem(found, expected):
     mine, want = attention_calls(found), attention_calls(expected)
     if len(want) > 1 and mine and set(mine) == {want[0]}:
         return "return_in_loop" if len(mine) == 1 else "first_layer_only"
-    return None
+    return "layers_reversed" if len(want) > 1 and mine == want[::-1] else None
 
 
 def _origin_problem(found, expected):
@@ -304,7 +333,7 @@ def calls_problem(evidence, case):
         return None
     finished = "result" in evidence.trace(case)  # a forward that raised stopped inside a layer: no stack evidence
     bug = (finished and _stack_problem(found, expected)) or \
-        _origin_problem(_first_layer(found, case), _first_layer(expected, case))
+        in_loop(case, _origin_problem(_first_layer(found, case), _first_layer(expected, case)))
     return BUGS[bug] if bug else None
 
 
@@ -370,6 +399,9 @@ def output_check(case):
     return named_structure_first(case, module_judge.output_check(case, error_diagnosis, output_problem))
 
 
+PAD_CASE = "layer_eval"  # pad_attention's case: the EncoderLayer alone, padding in two of its three sentences
+
+
 def padding_weight(attn, case):
     """The largest weight any query gives a padding key in `attn` (batch, heads, length, length)."""
     lengths = probe.CASES[case].lengths
@@ -378,8 +410,10 @@ def padding_weight(attn, case):
 
 
 def pad_attention(evidence):
-    """Layer 0's self-attention weights on the padded encoder case give every padding key weight 0."""
-    case = "encoder_eval"
+    """The EncoderLayer's self-attention weights on its own padded case give every padding key weight 0: judged on the
+    layer's own run, so a mistake in the Encoder (a hard-coded final norm that raises after the layers ran, the mask
+    not handed to the layers) costs the Encoder's checks only."""
+    case = PAD_CASE
     trace = evidence.trace(case)
     if "error" in trace or "result" not in trace:
         error = trace.get("error", {"type": "NoTrace", "message": ""})
@@ -388,7 +422,7 @@ def pad_attention(evidence):
     expected = decode(evidence.reference(case)["attributes"][probe.attn_path(probe.CASES[case])])
     problem = ATTN_MISSING if stored.get("kind") != "tensor" else None
     if problem is None and list(decode(stored).shape) != list(expected.shape):
-        problem = (f"0번 층 self-attention 가중치의 모양이 {tuple(decode(stored).shape)}입니다. "
+        problem = (f"EncoderLayer의 self-attention 가중치 모양이 {tuple(decode(stored).shape)}입니다. "
                    f"{tuple(expected.shape)}이어야 합니다.")
     if problem is None and padding_weight(decode(stored), case) > 1e-6:
         problem = mask_problem(evidence, case) if _mask_missing(evidence, case) else BUGS["padding_leak"]
@@ -437,8 +471,8 @@ CHECKS = [
     Check(name="layer_forward", points=15, title="EncoderLayer: self-attention(mask) → 피드포워드, 각각 잔차 연결",
           cases=("layer_eval",), judge=layer_check(output_check("layer_eval"))),
     encoder_check("encoder_forward", 15, "Encoder: 층을 차례로 지난 뒤 마지막 norm", "encoder_eval", output_check),
-    Check(name="pad_attention", points=10, title="0번 층 self-attention: padding 토큰의 가중치는 0", cases=("encoder_eval",),
-          judge=pad_attention),
+    Check(name="pad_attention", points=10, title="EncoderLayer의 self-attention: padding 토큰의 가중치는 0",
+          cases=(PAD_CASE,), judge=pad_attention),
     encoder_check("encoder_train", 10, "train 모드 Encoder (시드 고정 시 기준과 같음)", "encoder_train", output_check),
 ]
 

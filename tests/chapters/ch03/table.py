@@ -62,4 +62,7 @@ EXPECTED = {
     "unsqueeze_last_axis": fails(67, MASKED, "no_unsqueeze"),  # mask.unsqueeze(-1): masks query rows, or raises
     # attention written inline with / math.sqrt(self.h * self.d_k); self.attn wrong too (named the same, not "store it")
     "inline_scale_d_model": fails(20, FORWARD, "scale_d_model"),
+    "projection_shared": fails(20, FORWARD, "projection_shared"),  # zip([self.linears[0]] * 3, (query, key, value))
+    "projection_shifted": fails(20, FORWARD, "projection_shifted"),  # zip(self.linears[1:], (query, key, value))
+    "inline_softmax_axis": fails(20, FORWARD, "softmax_axis"),  # attention written inline, scores.softmax(dim=-2)
 }

@@ -40,7 +40,8 @@ def test_shared_layers_name_the_aliased_parameters_on_visible_cases_only():
 
 
 def test_mask_not_passed_is_named_from_the_padding_columns():
-    """Layer 0's self-attention weights give padding keys weight: the attention check says the mask was not passed."""
+    """The EncoderLayer's self-attention weights give padding keys weight: the attention check says the mask was not
+    passed."""
     message = {r.name: r for r in grade(CH07, CH07.fixture("mask_not_passed"))}["pad_attention"].message
     assert load_chapter(CH07.id).bugs["mask_not_passed"] in message
 

@@ -71,4 +71,12 @@ EXPECTED = {
     "torch_layernorm_final": fails(45, DECODER, "torch_layernorm"),
     # layer(memory, x, src_mask, tgt_mask) in the Decoder's loop: the layers are right, their arguments are not
     "x_memory_swapped": fails(55, DECODER - {"decoder_structure"}, "x_memory_swapped"),
+    "final_norm_fixed_size": fails(45, DECODER, "norm_size"),  # self.norm = LayerNorm(512)
+    # the Decoder's loop hands its (right) layers the wrong arguments: named there, not in the layer
+    "loop_tgt_mask_none": fails(55, DECODER - {"decoder_structure"}, "loop_tgt_mask_not_passed"),  # layer(…, src_mask, None)
+    "loop_memory_normed": fails(55, DECODER - {"decoder_structure"}, "loop_memory_changed"),  # layer(x, self.norm(memory), …)
+    "loop_masks_swapped": fails(55, DECODER - {"decoder_structure"}, "loop_masks"),  # layer(x, memory, tgt_mask, src_mask)
+    # self.src_attn(x, x, x, tgt_mask), then self.self_attn(x, m, m, src_mask): the order is right, the modules swapped
+    "attn_modules_swapped": fails(65, LAYER, "attn_modules_swapped"),
+    "layers_reversed": fails(55, DECODER - {"decoder_structure"}, "layers_reversed"),  # for layer in self.layers[::-1]
 }
