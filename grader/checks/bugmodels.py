@@ -152,9 +152,13 @@ class BugModels:
 
     def likely(self, evidence, case, labels):
         """The most likely of `labels` (all reproduce the student's result on `case`), or None: those the student's
-        results on the most tie-break cases (other than `case`) show too come first, in model order."""
+        results on the most tie-break cases (other than `case`; with a tuple, those the check reads) show too come
+        first, in model order."""
         if len(labels) > 1 and self.tie_break:
-            cases = (self.tie_break,) if isinstance(self.tie_break, str) else self.tie_break
+            if isinstance(self.tie_break, str):
+                cases = (self.tie_break,)
+            else:
+                cases = tuple(other for other in self.tie_break if evidence.may_read(other))
             shown = [self._shown(evidence, other) for other in cases if other != case]
             counts = [sum(label in labels_shown for labels_shown in shown) for label in labels]
             labels = [label for label, count in zip(labels, counts) if count == max(counts)]
