@@ -116,7 +116,8 @@ class BugModels:
 
     `same(student, produced)` says whether a model's result reproduces the student's (as read by the chapter's
     judge, or by `student(evidence, case)` from a trace). With `tie_break="seed"`, when several models match on
-    another case, those the student's result on the seed case shows too come first. The models themselves are the
+    another case, those the student's result on the seed case shows too come first; with a tuple of cases, those
+    shown on the most of them (a model that coincides with another on one input is told apart on the others). The models themselves are the
     chapter's `ModelCode` (declared as `Chapter(model_code=...)`, grader only).
     """
 
@@ -151,10 +152,17 @@ class BugModels:
         return list(dict.fromkeys(label for label in found if label))
 
     def likely(self, evidence, case, labels):
-        """The most likely of `labels` (all reproduce the student's result on `case`), or None."""
-        if len(labels) > 1 and self.tie_break and case != self.tie_break:
-            shown = self._shown(evidence, self.tie_break)
-            labels = [label for label in labels if label in shown] or labels
+        """The most likely of `labels` (all reproduce the student's result on `case`), or None: those the student's
+        results on the most tie-break cases (other than `case`; with a tuple, those the check reads) show too come
+        first, in model order."""
+        if len(labels) > 1 and self.tie_break:
+            if isinstance(self.tie_break, str):
+                cases = (self.tie_break,)
+            else:
+                cases = tuple(other for other in self.tie_break if evidence.may_read(other))
+            shown = [self._shown(evidence, other) for other in cases if other != case]
+            counts = [sum(label in labels_shown for labels_shown in shown) for label in labels]
+            labels = [label for label, count in zip(labels, counts) if count == max(counts)]
         return labels[0] if labels else None
 
     def _shown(self, evidence, case):

@@ -210,9 +210,22 @@ def _junit(report, chapter):
     for case in ElementTree.parse(report).getroot().iter("testcase"):
         check = case.get("name").split("[", 1)[1].rstrip("]")
         failure = case.find("failure")
-        text = None if failure is None else failure.get("message").removeprefix("AssertionError: ")
+        text = None if failure is None else _failure_message(failure).removeprefix("AssertionError: ")
         outcomes[check] = _verdict(text, points[check])
     return outcomes
+
+
+# pytest cuts a multi-line failure message in the XML's attribute: "line 1\n[+1 more line; full report in element text]"
+CUT = re.compile(r"\n\[\+\d+ more lines?; full report in element text\]$")
+REPORT_LINE = "E       "  # how pytest's report marks the exception's lines
+
+
+def _failure_message(failure):
+    """The whole message of a JUnit failure (its lines read back from the report when the attribute was cut)."""
+    message = failure.get("message")
+    if not CUT.search(message):
+        return message
+    return "\n".join(line.removeprefix(REPORT_LINE) for line in failure.text.splitlines() if line.startswith(REPORT_LINE))
 
 
 @pytest.mark.slow

@@ -41,6 +41,10 @@ BUGS = {
     "학습률이 작습니다.",
     "step_exponent": "warmup 뒤의 식에서 step의 지수가 틀렸습니다. warmup 뒤에는 step^(-0.5), 곧 1/√step에 비례해 "
     "줄어듭니다.",
+    "precedence": "지수를 괄호 없이 `** -1 / 2`나 `** -3 / 2`처럼 썼습니다. 파이썬에서 `a ** -3 / 2`는 (a ** -3) / 2로 "
+    "계산됩니다(거듭제곱이 나눗셈보다 먼저). step ** (-0.5), warmup ** (-1.5)처럼 지수를 괄호로 묶거나 소수로 쓰세요.",
+    "warmup_paren": "(step * warmup) ** (-1.5)처럼 step까지 거듭제곱했습니다. warmup 동안의 식은 step × warmup^(-1.5)입니다: "
+    "step은 그대로 곱하고 warmup만 거듭제곱하세요.",
     "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
     "model_size_missing": "model_size^(-0.5)를 곱하지 않았습니다. 학습률 전체에 model_size^(-0.5)를 곱합니다: d_model이 "
     "클수록 학습률이 작습니다.",
@@ -52,6 +56,16 @@ BUGS = {
     "true_dist[:, padding_idx] = 0입니다.",
     "pad_rows": "target이 padding인 행을 0으로 만들지 않았습니다. padding 위치가 loss에 들어가지 않도록 그 행 전체를 "
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
+    "confidence_value": "정답 칸의 값이 confidence = 1 - smoothing이 아닙니다(smoothing을 그대로 넣은 것 같습니다). "
+    "__init__에서 self.confidence = 1.0 - smoothing으로 저장하고 scatter_로 정답 칸에 넣으세요.",
+    "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
+    "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
+    "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
+    "pad_rows_dim": "target이 padding인 행을 지운다면서 같은 번호의 열을 지웠습니다(index_fill_(1, …)). 행을 지우려면 "
+    "index_fill_(0, …)입니다.",
+    "criterion_probs": "KLDivLoss의 첫 인자는 로그 확률입니다. x는 이미 log_softmax의 결과(로그 확률)이므로 x.exp()나 "
+    "softmax를 하지 말고 그대로 넘기세요: self.criterion(x, true_dist.clone().detach()).",
     "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
     "forward 뒤의 self.true_dist를 읽습니다.",
     "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
@@ -73,8 +87,11 @@ MODEL_CODE = None  # grader only: the bug models' results on the visible cases a
 
 
 def _same(student, produced):
-    """Does a model reproduce the student's ("rate", values), ("true_dist", tensor) or ("loss", tensor)?"""
+    """Does a model reproduce the student's ("rate", values), ("true_dist", tensor), ("loss", tensor) or ("forward",
+    {"true_dist"?, "loss"?}) (each of a forward's results the student has)?"""
     kind, value = student
+    if kind == "forward":
+        return isinstance(produced, dict) and all(_same((part, found), produced) for part, found in value.items())
     if kind == "rate":
         produced = produced.tolist()
         return len(value) == len(produced) and all(math.isclose(a, b, rel_tol=RTOL) for a, b in zip(value, produced))
@@ -83,7 +100,23 @@ def _same(student, produced):
     return module_judge.same_output(value, produced[kind])
 
 
-MODELS = BugModels("ch11", same=_same, bugs=BUGS)
+# Bug models that coincide on one forward input (scatter_ along dim 0 only touches column 0, the padding column of
+# ls_demo, as if the confidence were overwritten) are told apart on the other, which the forward checks read.
+FORWARD = ("ls_demo", "ls_batch")
+def _student_forward(evidence, case):
+    """("forward", {"true_dist", "loss"}) of the student's forward on `case` (the parts it has), or None."""
+    trace = evidence.trace(case)
+    found = {}
+    stored = trace.get("attributes", {}).get("true_dist", {})
+    if stored.get("kind") == "tensor" and stored.get("data") is not None:
+        found["true_dist"] = decode(stored)
+    result = trace.get("result", {})
+    if result.get("kind") == "tensor" and result.get("data") is not None:
+        found["loss"] = decode(result)
+    return ("forward", found) if found else None
+
+
+MODELS = BugModels("ch11", same=_same, bugs=BUGS, student=_student_forward, tie_break=FORWARD)
 
 # ----------------------------------------------------------------------------- rate
 
@@ -155,7 +188,8 @@ def smoothing_error(evidence, case, error):
     """A Korean diagnosis of an exception building or running the student's LabelSmoothing."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return explain_error(evidence, case, error, BUGS)
+    forward = probe.CASES[case].kind == "forward"  # a bug model may raise the same exception (scatter_ along dim 0)
+    return explain_error(evidence, case, error, BUGS, models=MODELS if forward else None)
 
 
 def number(description):
@@ -261,8 +295,8 @@ CHECKS = [
     Check(name="ls_attributes", points=5, title='criterion = KLDivLoss(reduction="sum"), confidence = 1 - smoothing',
           cases=("ls_module",), judge=each_case(attributes_problem)),
     Check(name="ls_true_dist", points=15, title="self.true_dist: smoothing / (size - 2), 정답 칸 confidence, "
-          "padding 열과 행은 0", cases=("ls_demo", "ls_batch"), judge=true_dist_judge),
-    Check(name="ls_loss", points=10, title="loss: KLDivLoss(x, true_dist)의 합", cases=("ls_demo", "ls_batch"),
+          "padding 열과 행은 0", cases=FORWARD, judge=true_dist_judge),
+    Check(name="ls_loss", points=10, title="loss: KLDivLoss(x, true_dist)의 합", cases=FORWARD,
           judge=loss_judge),
 ]
 

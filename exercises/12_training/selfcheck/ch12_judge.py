@@ -14,7 +14,7 @@ import torch
 
 from . import ch12_probe as probe
 from . import messages
-from .calls import trace_or_finding
+from .calls import explain_error, trace_or_finding
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
 from .framework import Check, Finding, each_case, noting_stand_in
@@ -46,6 +46,10 @@ BUGS = {
     "loss_node_detached": "SimpleLossCompute의 둘째 값에 계산 그래프가 없어 backward를 부를 수 없습니다. 둘째 값은 "
     "criterion의 결과를 norm으로 나눈 텐서 그대로(sloss) 돌려주세요.",
     "loss_first": "SimpleLossCompute의 첫 값이 기준과 다릅니다. 첫 값은 norm으로 나누기 전의 합계입니다: sloss.data * norm.",
+    "loss_view": "SimpleLossCompute에서 .view(-1)를 메모리가 연속이 아닌 텐서에 썼습니다. batch.tgt_y는 tgt[:, 1:]처럼 잘라 낸 "
+    "텐서라 view로 펼 수 없습니다. 원문처럼 .contiguous().view(-1)이나 .reshape(-1)을 쓰세요.",
+    "loss_no_generator": "criterion(LabelSmoothing)이 받은 x의 마지막 축이 어휘 크기가 아닙니다(LabelSmoothing의 assert에서 "
+    "AssertionError). 모델 출력은 d_model 크기이므로 먼저 x = self.generator(x)로 어휘에 대한 log 확률을 구하세요.",
     "loss_value": "SimpleLossCompute의 손실 값이 기준과 다릅니다. generator로 log 확률을 구해 (토큰 수, vocab)과 (토큰 수,)로 "
     "편 뒤 criterion에 넣으세요.",
     "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
@@ -62,6 +66,8 @@ BUGS = {
     "batch마다 scheduler.step()을 부르세요.",
     "train_log_ignored": 'mode="train+log"에서 학습하지 않았습니다(backward, optimizer.step, scheduler.step 없음). '
     '"train+log"도 학습 mode입니다: "train"과 "train+log" 둘 다에서 학습하세요.',
+    "scheduler_in_accum": "scheduler.step()을 optimizer.step()과 함께 i % accum_iter == 0인 batch에서만 불렀습니다. 원문은 "
+    "학습률의 단계를 batch마다 셉니다: scheduler.step()은 if 블록 밖에서 train mode의 batch마다 부르세요.",
     "scheduler_count": "scheduler.step()을 부른 횟수가 기준과 다릅니다. train mode에서 batch마다 한 번 부르세요.",
     "accum_ignored": "accum_iter를 무시했습니다: batch마다 optimizer.step()을 불렀습니다. 기울기를 accum_iter개 batch 동안 "
     "모았다가 i % accum_iter == 0인 batch에서만 step하고 accum_step을 늘리세요.",
@@ -69,11 +75,15 @@ BUGS = {
     "한 번 부르세요.",
     "eval_steps": 'mode="eval"인데 학습을 했습니다(backward, optimizer.step, scheduler.step 또는 train_state 변경). 평가에서는 '
     '손실만 모으고 parameter를 바꾸지 않아야 합니다. mode가 "train"이나 "train+log"일 때만 학습하세요.',
+    "state_swapped": "train_state.samples와 train_state.tokens가 바뀌었습니다. samples에는 batch의 문장 수"
+    "(batch.src.shape[0]), tokens에는 토큰 수(batch.ntokens)를 더하세요.",
     "tokens_not_accumulated": "train_state.tokens에 batch.ntokens를 더하지 않았습니다. 학습한 토큰 수(batch.ntokens)를 batch마다 모으세요.",
     "state_counters": "TrainState의 횟수가 기준과 다릅니다. train mode의 batch마다 step은 1, samples는 batch의 문장 수, tokens는 batch의 토큰 "
     "수만큼 늘고, accum_step은 optimizer.step()마다 1 늘어납니다.",
     "epoch_graph": "run_epoch가 돌려준 손실이 계산 그래프를 붙든 채입니다. 그래프를 떼어 낸 값(loss_compute의 첫 값)을 "
     "모으세요.",
+    "epoch_no_tokens": "run_epoch가 돌려준 평균 손실이 inf나 nan입니다: 모은 토큰 수 total_tokens가 0인 채로 나눴습니다. "
+    "total_tokens += batch.ntokens는 mode와 상관없이(평가에서도) batch마다 하세요.",
     "epoch_loss": "run_epoch가 돌려준 평균 손실이 기준과 다릅니다. 모든 batch의 합계 손실을 모든 batch의 토큰 수 합으로 "
     "나누세요: total_loss / total_tokens.",
     "step_before_backward": "optimizer.step()을 loss_node.backward()보다 먼저 불렀습니다. 그러면 step은 이번 batch의 "
@@ -91,9 +101,22 @@ COUNTERS = ("step", "accum_step", "samples", "tokens")
 # ----------------------------------------------------------------------------- reading a case
 
 
+# SimpleLossCompute's exceptions: .view on the sliced tgt_y; LabelSmoothing's size assert on x without the generator
+LOSS_RULES = [("view size is not compatible", "loss_view")]
+
+
 def read(evidence, case):
     """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
-    return trace_or_finding(evidence, case, BUGS)
+    if probe.CASES[case].kind != "loss":
+        return trace_or_finding(evidence, case, BUGS)
+    trace = evidence.trace(case)
+    if "error" not in trace:
+        return trace
+    error = trace["error"]
+    problem = explain_error(evidence, case, error, BUGS, rules=LOSS_RULES)
+    if error["type"] == "AssertionError" and not error["message"]:
+        problem = f"{BUGS['loss_no_generator']} ({problem})"
+    raise Finding(problem)
 
 
 def number(described):
@@ -225,7 +248,10 @@ def steps_problem(found, expected, spec):
     if spec.mode != "train" and untrained:
         return BUGS["train_log_ignored"]
     if found["scheduler_steps"] != expected["scheduler_steps"]:
-        return BUGS["no_scheduler"] if found["scheduler_steps"] == 0 else BUGS["scheduler_count"]
+        if found["scheduler_steps"] == 0:
+            return BUGS["no_scheduler"]
+        in_accum = spec.accum_iter > 1 and found["scheduler_steps"] == found["optimizer_steps"] == expected["optimizer_steps"]
+        return BUGS["scheduler_in_accum"] if in_accum else BUGS["scheduler_count"]
     if found["optimizer_steps"] != expected["optimizer_steps"]:
         ignored = spec.accum_iter > 1 and found["optimizer_steps"] == spec.nbatches
         return BUGS["accum_ignored"] if ignored else BUGS["optimizer_count"]
@@ -277,6 +303,9 @@ def returned_problem(found, expected):
     """The average loss run_epoch returned (Korean problem or None)."""
     if found["loss"].get("graph"):
         return BUGS["epoch_graph"]
+    average = number(found["loss"])
+    if average is not None and not math.isfinite(average):
+        return BUGS["epoch_no_tokens"]
     return None if near(number(found["loss"]), number(expected["loss"])) else BUGS["epoch_loss"]
 
 
@@ -301,6 +330,9 @@ def state_problem(evidence, case):
     spec = probe.CASES[case]
     if spec.mode != "train" and not any(found["state"][key] for key in COUNTERS):
         return BUGS["train_log_ignored"]
+    state, want = found["state"], expected["state"]
+    if {"samples", "tokens"} <= set(wrong) and near(state["samples"], want["tokens"]) and near(state["tokens"], want["samples"]):
+        return BUGS["state_swapped"]
     if "tokens" in wrong:
         return BUGS["tokens_not_accumulated"]
     if "accum_step" in wrong and spec.accum_iter > 1 and found["state"]["accum_step"] == spec.nbatches:

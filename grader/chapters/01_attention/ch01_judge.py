@@ -25,8 +25,14 @@ BUGS = {
     "divide_by_dk": "점수를 √d_k가 아니라 d_k로 나눈 것 같습니다. math.sqrt(d_k)로 나누세요.",
     "half_dk": "점수를 d_k/2로 나눈 것 같습니다. `d_k ** 1 / 2`는 (d_k ** 1) / 2로 계산됩니다. `d_k ** 0.5`나 math.sqrt(d_k)를 쓰세요.",
     "times_sqrt": "점수에 √d_k를 곱한 것 같습니다. 곱하지 말고 나눠야 합니다.",
-    "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k는 query의 마지막 축의 크기입니다.",
+    "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k는 query의 마지막 축의 크기(query.size(-1))입니다. "
+    "len(query)와 query.size(0)은 batch 크기입니다.",
+    "extra_divide": "점수를 √d_k로 나눈 뒤 입력의 다른 축 크기(key 개수 등)로 한 번 더 나눈 것 같습니다. "
+    "점수는 query @ keyᵀ / √d_k 로만 나눕니다. 행을 확률로 만드는 것은 softmax가 합니다.",
     "fixed_dk": "d_k를 숫자로 정해 두지 말고 query의 마지막 축 크기에서 구하세요. 입력마다 d_k가 다릅니다.",
+    "no_keepdim": "softmax를 직접 만들면서 행의 합(또는 최댓값)을 keepdim=True 없이 구한 것 같습니다. e.sum(dim=-1)은 "
+    "마지막 축이 사라진 (…, query 길이) 모양이라 브로드캐스팅되어 각 행이 자기 행이 아닌 다른 행의 값으로 계산됩니다. "
+    "e.sum(dim=-1, keepdim=True)처럼 keepdim=True를 쓰거나 scores.softmax(dim=-1)을 쓰세요.",
     "softmax_dim": "softmax를 잘못된 축에 적용한 것 같습니다. key 축인 마지막 축(dim=-1)으로 해야 각 행의 합이 1이 됩니다. "
     "dim을 생략하지 말고 softmax(dim=-1)처럼 적으세요.",
     "transpose_01": "key.transpose(0, 1)은 batch 축을 바꿉니다. 마지막 두 축만 바꾸는 key.transpose(-2, -1)을 쓰세요.",
@@ -36,6 +42,8 @@ BUGS = {
     "only_3d": "3차원 입력에서는 되지만 4차원 (batch, heads, seq, d_k) 입력에서 오류가 납니다. 축을 앞에서부터 세는 연산"
     "(transpose(1, 2), torch.bmm, 'bij,bjk' 식 einsum 등) 대신 마지막 두 축만 다루는 torch.matmul과 transpose(-2, -1)을 쓰세요.",
     "no_transpose": "key를 전치하지 않은 것 같습니다. 점수는 query @ key.transpose(-2, -1)입니다.",
+    "transposed_mix": "p_attn은 맞지만 출력을 p_attn의 전치(p_attn.transpose(-2, -1))로 value를 섞어 만든 것 같습니다. "
+    "출력은 전치 없이 p_attn @ value입니다 (행 = query 토큰, 열 = key 토큰).",
     "swap_qk": "query와 key의 자리가 바뀐 것 같습니다. 점수는 query @ keyᵀ (행 = query 토큰, 열 = key 토큰)입니다.",
     "value_as_key": "점수를 key가 아니라 value로 계산한 것 같습니다. query @ keyᵀ로 점수를 만드세요.",
     "wrong_value": "출력을 value가 아닌 텐서(query 또는 key)로 섞은 것 같습니다. 출력은 p_attn @ value입니다.",
@@ -88,6 +96,26 @@ def _mix_model(other_of):
     return model
 
 
+def _no_keepdim(max_keepdim, sum_keepdim):
+    """A hand-made softmax whose row maxima (None: none subtracted) or row sums are taken without keepdim=True:
+    they broadcast along the wrong axis (or raise where the weights are not square)."""
+
+    def weights(q, k, v):
+        s = _scores(q, k, _sqrt(q))
+        if max_keepdim is not None:
+            s = s - s.max(dim=-1, keepdim=max_keepdim).values
+        e = torch.exp(s)
+        return e / e.sum(dim=-1, keepdim=sum_keepdim)
+
+    return weights
+
+
+def _transposed_mix(q, k, v):
+    """Right weights, the output mixed by their transpose (raises unless the weights are square)."""
+    p = _scores(q, k, _sqrt(q)).softmax(-1)
+    return torch.matmul(p.transpose(-2, -1), v), p
+
+
 def _bmm_model(q, k, v):
     """torch.bmm instead of torch.matmul: fine in 3-D, an error in 4-D."""
     p = (torch.bmm(q, k.transpose(-2, -1)) / _sqrt(q)).softmax(-1)
@@ -109,7 +137,16 @@ BUG_MODELS = [
     ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(k.size(-2))).softmax(-1))),
     ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(v.size(-1))).softmax(-1))),
     ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(1))).softmax(-1))),
+    ("wrong_dk", _softmax_model(lambda q, k, v: _scores(q, k, math.sqrt(q.size(0))).softmax(-1))),  # len(query)
+    # √d_k and then the key or query length again (a mean instead of a sum, or a second normalisation)
+    ("extra_divide", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q) * k.size(-2)).softmax(-1))),
+    ("extra_divide", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q) * q.size(-2)).softmax(-1))),
     ("times_sqrt", _softmax_model(lambda q, k, v: _scores(q, k, 1 / _sqrt(q)).softmax(-1))),
+    # the first is the same as softmax(dim=-2) on symmetric scores (the seed)
+    ("no_keepdim", _softmax_model(_no_keepdim(max_keepdim=None, sum_keepdim=False))),
+    ("no_keepdim", _softmax_model(_no_keepdim(max_keepdim=True, sum_keepdim=False))),
+    ("no_keepdim", _softmax_model(_no_keepdim(max_keepdim=False, sum_keepdim=True))),
+    ("no_keepdim", _softmax_model(_no_keepdim(max_keepdim=False, sum_keepdim=False))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(-2))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(1))),
     ("softmax_dim", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).softmax(0))),
@@ -117,6 +154,7 @@ BUG_MODELS = [
     ("transpose_01", _softmax_model(lambda q, k, v: (torch.matmul(q, k.transpose(0, 1)) / _sqrt(q)).softmax(-1))),
     ("transpose_12", _softmax_model(lambda q, k, v: (torch.matmul(q, k.transpose(1, 2)) / _sqrt(q)).softmax(-1))),
     ("no_transpose", _softmax_model(lambda q, k, v: (torch.matmul(q, k) / _sqrt(q)).softmax(-1))),
+    ("transposed_mix", _transposed_mix),  # raises the swap_qk model's error where the weights are not square
     ("swap_qk", _softmax_model(lambda q, k, v: _scores(k, q, _sqrt(q)).softmax(-1))),
     ("value_as_key", _softmax_model(lambda q, k, v: _scores(q, v, _sqrt(q)).softmax(-1))),
     ("log_softmax", _softmax_model(lambda q, k, v: _scores(q, k, _sqrt(q)).log_softmax(-1))),
@@ -149,9 +187,11 @@ def _student_weights(evidence, case):
 
 
 # Several bug models can coincide on one input (with a single query, dividing by √(query length) is dividing
-# by 1): the student's result on the seed input (every check reads it) breaks the tie.
+# by 1; on the symmetric seed, softmax(dim=-2) is a softmax without keepdim): the one the student's results on the
+# most visible inputs show too wins (every check reads them all).
+TIE_CASES = ("seed", "scaling_4", "scaling_64", "scaling_512", "saturation_512")
 MODELS = BugModels("ch01", bugs=BUGS, student=_student_weights, same=close,
-                   tie_break="seed")
+                   tie_break=TIE_CASES)
 
 
 # ----------------------------------------------------------------------------- reading a call
@@ -224,6 +264,9 @@ def _diagnose_scale(inputs, p):
     sizes = {n for t in inputs for n in t.shape if n != d_k}
     if any(near(scale, math.sqrt(n)) for n in sizes):
         return BUGS["wrong_dk"] + _scale_note(inputs, p)
+    extra = sorted(n for n in sizes if n > 1 and near(scale, math.sqrt(d_k) * n))
+    if extra:  # √d_k, then an axis's size again (not a constant: it changes with the input)
+        return BUGS["extra_divide"] + f" (점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g} = √d_k × {extra[0]}로 나눴습니다.)"
     square = round(scale * scale)
     if square >= 2 and near(scale, math.sqrt(square)):
         # A constant: a hard-coded d_k (e.g. math.sqrt(512)) that fits one width only.
@@ -251,6 +294,9 @@ def diagnose_output(evidence, case, call):
     if call.output_dtype == "float64" and close(call.output, reference):
         return BUGS["precision"]
     query, key, value = (t.to(torch.float64) for t in evidence.inputs(case))
+    p_attn = call.p_attn.to(torch.float64)
+    if p_attn.shape[-1] == p_attn.shape[-2] == value.shape[-2] and close(call.output, torch.matmul(p_attn.transpose(-2, -1), value)):
+        return BUGS["transposed_mix"]
     for other in (query, key):
         if other.shape[-2] == call.p_attn.shape[-1]:
             if close(call.output, torch.matmul(call.p_attn, other)):
@@ -363,17 +409,19 @@ PROPERTY_CASES = ("seed", "scaling_4", "scaling_64", "scaling_512", "saturation_
 
 CHECKS = [
     Check(name="return_contract", points=10, title="반환 형식: (출력, p_attn) 튜플, 모양, dtype", cases=SEED,
-          judge=return_contract),
-    Check(name="seed_weights", points=15, title="시드 입력의 가중치 p_attn", cases=SEED, judge=seed_weights),
-    Check(name="seed_output", points=10, title="시드 입력의 출력", cases=SEED, judge=seed_output),
+          reads=TIE_CASES, judge=return_contract),
+    Check(name="seed_weights", points=15, title="시드 입력의 가중치 p_attn", cases=SEED, reads=TIE_CASES,
+          judge=seed_weights),
+    Check(name="seed_output", points=10, title="시드 입력의 출력", cases=SEED, reads=TIE_CASES,
+          judge=seed_output),
     Check(name="rows_sum_to_one", points=10, title="p_attn ≥ 0, 행마다 합 1", cases=PROPERTY_CASES,
           judge=rows_sum_to_one),
     Check(name="weighted_mix", points=10, title="출력 = p_attn @ value (가중 평균)", cases=PROPERTY_CASES,
           judge=weighted_mix),
     Check(name="scaling_statistics", points=10, title="√d_k로 나눈 점수의 표준편차 ≈ 1 (d_k=4, 64, 512)",
-          cases=("scaling_4", "scaling_64", "scaling_512"), reads=SEED, judge=scaling_statistics),
+          cases=("scaling_4", "scaling_64", "scaling_512"), reads=TIE_CASES, judge=scaling_statistics),
     Check(name="no_saturation", points=5, title="d_k=512에서 softmax가 포화되지 않음", cases=("saturation_512",),
-          reads=SEED, judge=no_saturation),
+          reads=TIE_CASES, judge=no_saturation),
 ]
 
 ### BEGIN HIDDEN TESTS

@@ -35,8 +35,9 @@ CASES = {
     "seed": Case(visible=True, text="시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))",
                  seed=0, query=(1, 3, 4), self_attention=True, record_inputs=True, as_in_demo=True),
     # Spread of the scores at three widths, judged on the student's own p_attn.
-    "scaling_4": Case(visible=True, text="d_k=4 점수 분포 입력",
-                      seed=1004, query=(1, 24, 4), key=(1, 24, 4), value=(1, 24, 3)),
+    # Batch 3 (the other inputs have batch 1): d_k read from the batch axis (len(query)) differs from no scale here.
+    "scaling_4": Case(visible=True, text="d_k=4 점수 분포 입력 (batch 3)",
+                      seed=1004, query=(3, 24, 4), key=(3, 24, 4), value=(3, 24, 3)),
     "scaling_64": Case(visible=True, text="d_k=64 점수 분포 입력",
                        seed=1064, query=(1, 24, 64), key=(1, 24, 64), value=(1, 24, 3)),
     "scaling_512": Case(visible=True, text="d_k=512 점수 분포 입력",

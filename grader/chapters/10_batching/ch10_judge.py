@@ -29,6 +29,10 @@ BUGS = {
     "pad_ignored": "넘겨받은 pad 대신 코드에 적은 숫자와 비교했습니다. pad 인자를 쓰세요: (src != pad), (tgt != pad).",
     "default_pad": "pad의 기본값이 2가 아닙니다. 원문의 어휘에서 2는 <blank>(빈 칸) 토큰입니다: "
     "def __init__(self, src, tgt=None, pad=2):",
+    "src_mask_front": "src_mask의 축을 맨 앞에 끼웠습니다(.unsqueeze(0) → (1, batch, src 길이)). batch 축은 그대로 두고 "
+    ".unsqueeze(-2)로 (batch, 1, src 길이)를 만드세요.",
+    "tgt_y_from_trimmed": "self.tgt_y를 이미 마지막 토큰을 잘라 낸 self.tgt에서 잘랐습니다(self.tgt[:, 1:]). 그러면 마지막 "
+    "토큰이 정답에서 빠집니다. 정답은 넘겨받은 tgt에서 잘라야 합니다: tgt[:, 1:].",
     "tgt_untrimmed": "self.tgt에서 마지막 토큰을 빼지 않았습니다. 디코더 입력은 tgt[:, :-1]입니다: 마지막 토큰 뒤에는 "
     "맞힐 다음 토큰이 없습니다.",
     "tgt_y_untrimmed": "self.tgt_y에서 첫 토큰을 빼지 않았습니다. 정답은 한 칸 뒤의 tgt[:, 1:]입니다: i번째 입력을 보고 "
@@ -53,9 +57,14 @@ BUGS = {
     "ntokens_values": "ntokens가 토큰 수가 아니라 토큰 번호의 합입니다. (self.tgt_y != pad)로 bool을 만든 다음 .sum()하세요.",
     "ntokens_on_tgt": "ntokens를 self.tgt(디코더 입력)에서 셌습니다. 손실은 정답 self.tgt_y로 계산하므로 self.tgt_y에서 "
     "pad가 아닌 토큰을 세세요.",
+    "ntokens_inverted": "ntokens가 pad인 토큰을 셉니다(== pad). 손실을 나눌 토큰 수이므로 pad가 아닌 토큰을 세세요: "
+    "(self.tgt_y != pad).sum().",
+    "ntokens_per_row": "ntokens가 문장마다 따로 센 텐서입니다(.sum(dim=1) 등). batch 전체에서 pad가 아닌 토큰 수 하나로 "
+    "세세요: (self.tgt_y != pad).sum().",
+    "ntokens_mean": "ntokens가 개수가 아니라 비율입니다(.mean()). pad가 아닌 토큰의 개수를 .sum()으로 세세요.",
     "ntokens_on_full": "ntokens를 자르기 전의 tgt에서 셌습니다. self.tgt_y에서 pad가 아닌 토큰을 세세요.",
     "mask_dtype": "mask가 bool 텐서가 아닙니다. (토큰 != pad) 비교의 결과(bool)를 그대로 쓰고 subsequent_mask와 &로 "
-    "합치세요.",
+    "합치세요(.float()나 .type_as(tgt)는 bool이 아닌 dtype으로 바꿉니다).",
     "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",
     "no_staticmethod": "make_std_mask 위의 @staticmethod가 빠졌습니다. 그래서 self.make_std_mask(self.tgt, pad)가 "
     "self까지 인자 세 개를 넘깁니다. @staticmethod를 붙이세요.",
@@ -82,14 +91,15 @@ def _value(described):
 
 
 def same_value(described, produced):
-    """Whether an encoded attribute has exactly the values and shape of a model's (ntokens: any one-element form)."""
+    """Whether an encoded attribute has the values and shape of a model's (ntokens: any one-element form)."""
     value = _value(described)
     if value is None or produced is None:
         return False
     produced = torch.as_tensor(produced).to(torch.float64)
     if produced.dim() == 0 and value.numel() == 1:
         value = value.reshape(())
-    return value.shape == produced.shape and bool(torch.equal(value, produced))
+    # exact for token ids, masks and counts; a float (a model's result is stored to 6 digits) to that precision
+    return value.shape == produced.shape and bool(torch.allclose(value.to(torch.float64), produced, rtol=1e-5, atol=0))
 
 
 # ----------------------------------------------------------------------------- bug models
@@ -103,11 +113,13 @@ SHIFTS = {  # (self.tgt, self.tgt_y) as slices of tgt
     "tgt_y_untrimmed": (slice(None, -1), slice(None)),
     "no_shift": (slice(None, -1), slice(None, -1)),
     "shift_swapped": (slice(1, None), slice(None, -1)),
+    "tgt_y_from_trimmed": (slice(None, -1), slice(1, -1)),  # self.tgt_y = self.tgt[:, 1:]
 }
 KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done another way
     ("src_mask_flat", "src_mask", "flat"),
     ("src_mask_rows", "src_mask", "rows"),
     ("mask_inverted", "src_mask", "inverted"),
+    ("src_mask_front", "src_mask", "front"),
     *[(shift, "shift", shift) for shift in SHIFTS if shift != "ok"],
     ("tgt_mask_no_padding", "tgt_mask", "no_padding"),
     ("tgt_mask_no_causal", "tgt_mask", "no_causal"),
@@ -122,6 +134,9 @@ KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done anot
     ("ntokens_values", "ntokens", "values"),
     ("ntokens_on_tgt", "ntokens", "tgt"),
     ("ntokens_on_full", "ntokens", "full"),
+    ("ntokens_inverted", "ntokens", "inverted"),
+    ("ntokens_per_row", "ntokens", "per_row"),
+    ("ntokens_mean", "ntokens", "mean"),
 ]
 STD_MASK_KNOBS = ("tgt_mask",)
 
@@ -131,6 +146,8 @@ def _padding(tokens, pad, way="ok"):
     keep = tokens == pad if way == "inverted" else tokens != pad
     if way == "flat":
         return keep
+    if way == "front":
+        return keep.unsqueeze(0)
     return keep.unsqueeze(-1) if way == "rows" else keep.unsqueeze(-2)
 
 
@@ -154,6 +171,12 @@ def _ntokens(tgt_y, tgt, full, pad, way="ok"):
         return torch.tensor(tgt_y.numel())
     if way == "values":
         return tgt_y.sum()
+    if way == "inverted":
+        return (tgt_y == pad).sum()
+    if way == "per_row":
+        return (tgt_y != pad).sum(-1)
+    if way == "mean":
+        return (tgt_y != pad).float().mean()
     counted = {"ok": tgt_y, "tgt": tgt, "full": full}[way]
     return (counted != pad).sum()
 
@@ -250,14 +273,41 @@ def _label(name):
     return "make_std_mask의 결과" if name == STD_MASK else f"self.{name}"
 
 
+# The visible batches with tgt: two bugs whose models give the student's attribute on one (counting the whole tgt and
+# counting pads too give the same ntokens when every row but one is full) are told apart on the other.
+TIE_CASES = ("pad0", "pad2")
+
+
+def _reproduced(evidence, case, student, name):
+    """The bugs whose models reproduce the student's `name` on `case`."""
+    return {bug for bug, produced in MODELS.results(evidence, case)
+            if bug is not None and not isinstance(produced, Exception)
+            and same_value(student.get(name), produced.get(name))}
+
+
+def _shown_elsewhere(evidence, case, name):
+    """{bug: on how many other tie cases a model of the bug reproduces the student's `name`}."""
+    counts = {}
+    for other in TIE_CASES:
+        trace = batch_trace(evidence, other, stand_in=True) if other != case and evidence.may_read(other) else {}
+        if "attributes" in trace:
+            for bug in _reproduced(evidence, other, trace["attributes"], name):
+                counts[bug] = counts.get(bug, 0) + 1
+    return counts
+
+
 def _ranked(evidence, case, student, name):
-    """Bugs whose models reproduce the student's `name`, those reproducing most of the other attributes first."""
+    """Bugs whose models reproduce the student's `name`, those reproducing most of the other attributes first, then
+    those reproducing it on the most other visible batches."""
     scored = []
     for order, (bug, produced) in enumerate(MODELS.results(evidence, case)):
         if bug is None or isinstance(produced, Exception) or not same_value(student.get(name), produced.get(name)):
             continue
         agree = sum(same_value(student.get(other), value) for other, value in produced.items())
         scored.append((-agree, order, bug))
+    if len({agree for agree, *_ in scored}) < len(scored):  # a tie on the case itself
+        elsewhere = _shown_elsewhere(evidence, case, name)
+        scored = [(agree, -elsewhere.get(bug, 0), order, bug) for agree, order, bug in scored]
     return [bug for *_, bug in sorted(scored)]
 
 
@@ -352,13 +402,13 @@ CHECKS = [
 ### BEGIN HIDDEN TESTS
 HIDDEN = ("hidden_batch", "hidden_short")
 CHECKS += [
-    Check(name="hidden_src_mask", points=5, title="다른 batch의 src_mask", cases=HIDDEN,
+    Check(name="hidden_src_mask", points=5, title="다른 batch의 src_mask", cases=HIDDEN, reads=TIE_CASES,
           judge=batch_check(probe.SOURCE), visible=False),
-    Check(name="hidden_shift", points=5, title="다른 batch의 tgt, tgt_y", cases=HIDDEN,
+    Check(name="hidden_shift", points=5, title="다른 batch의 tgt, tgt_y", cases=HIDDEN, reads=TIE_CASES,
           judge=batch_check(("tgt", "tgt_y")), visible=False),
-    Check(name="hidden_tgt_mask", points=5, title="다른 batch의 tgt_mask", cases=HIDDEN,
+    Check(name="hidden_tgt_mask", points=5, title="다른 batch의 tgt_mask", cases=HIDDEN, reads=TIE_CASES,
           judge=batch_check(("tgt_mask",), stand_in=False), visible=False),
-    Check(name="hidden_ntokens", points=5, title="다른 batch의 ntokens", cases=HIDDEN,
+    Check(name="hidden_ntokens", points=5, title="다른 batch의 ntokens", cases=HIDDEN, reads=TIE_CASES,
           judge=batch_check(("ntokens",)), visible=False),
     Check(name="hidden_src_only", points=5, title="pad를 넘기지 않은 다른 Batch(src)", cases=("hidden_src_only",),
           judge=default_and_values, visible=False),

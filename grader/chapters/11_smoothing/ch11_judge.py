@@ -40,6 +40,10 @@ BUGS = {
     "학습률이 작습니다.",
     "step_exponent": "warmup 뒤의 식에서 step의 지수가 틀렸습니다. warmup 뒤에는 step^(-0.5), 곧 1/√step에 비례해 "
     "줄어듭니다.",
+    "precedence": "지수를 괄호 없이 `** -1 / 2`나 `** -3 / 2`처럼 썼습니다. 파이썬에서 `a ** -3 / 2`는 (a ** -3) / 2로 "
+    "계산됩니다(거듭제곱이 나눗셈보다 먼저). step ** (-0.5), warmup ** (-1.5)처럼 지수를 괄호로 묶거나 소수로 쓰세요.",
+    "warmup_paren": "(step * warmup) ** (-1.5)처럼 step까지 거듭제곱했습니다. warmup 동안의 식은 step × warmup^(-1.5)입니다: "
+    "step은 그대로 곱하고 warmup만 거듭제곱하세요.",
     "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
     "model_size_missing": "model_size^(-0.5)를 곱하지 않았습니다. 학습률 전체에 model_size^(-0.5)를 곱합니다: d_model이 "
     "클수록 학습률이 작습니다.",
@@ -51,6 +55,16 @@ BUGS = {
     "true_dist[:, padding_idx] = 0입니다.",
     "pad_rows": "target이 padding인 행을 0으로 만들지 않았습니다. padding 위치가 loss에 들어가지 않도록 그 행 전체를 "
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
+    "confidence_value": "정답 칸의 값이 confidence = 1 - smoothing이 아닙니다(smoothing을 그대로 넣은 것 같습니다). "
+    "__init__에서 self.confidence = 1.0 - smoothing으로 저장하고 scatter_로 정답 칸에 넣으세요.",
+    "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
+    "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
+    "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
+    "pad_rows_dim": "target이 padding인 행을 지운다면서 같은 번호의 열을 지웠습니다(index_fill_(1, …)). 행을 지우려면 "
+    "index_fill_(0, …)입니다.",
+    "criterion_probs": "KLDivLoss의 첫 인자는 로그 확률입니다. x는 이미 log_softmax의 결과(로그 확률)이므로 x.exp()나 "
+    "softmax를 하지 말고 그대로 넘기세요: self.criterion(x, true_dist.clone().detach()).",
     "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
     "forward 뒤의 self.true_dist를 읽습니다.",
     "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
@@ -90,6 +104,43 @@ def rate_model(step, model_size, factor, warmup, model_exp=-0.5, step_exp=-0.5, 
     step = 1 if step == 0 else step
     pick = min if combine == "min" else max
     return (factor if with_factor else 1.0) * model_size ** model_exp * pick(step ** step_exp, step * warmup ** warmup_exp)
+
+
+def rate_expression(step, model_size, factor, warmup, way):
+    """The schedule with one term written another way: an exponent without parentheses (`** -3 / 2`), or
+    (step * warmup) ** (-1.5)."""
+    step = 1 if step == 0 else step
+    size_term = model_size ** -1 / 2 if way == "model_precedence" else model_size ** -0.5
+    decay = step ** -1 / 2 if way == "step_precedence" else step ** -0.5
+    if way == "warmup_precedence":
+        growth = step * warmup ** -3 / 2
+    else:
+        growth = (step * warmup) ** -1.5 if way == "warmup_paren" else step * warmup ** -1.5
+    return factor * size_term * min(decay, growth)
+
+
+RATE_EXPRESSIONS = {"model_precedence": "precedence", "step_precedence": "precedence",
+                    "warmup_precedence": "precedence", "warmup_paren": "warmup_paren"}
+
+
+def smoothing_step(spec, x, target, way):
+    """The original forward with one step done another way: smoothing as the confidence, fill_ after scatter_, scatter_ along dim 0, the padding
+    rows' numbers zeroed as columns, or the loss taken on probabilities (x.exp())."""
+    confidence, smoothing = 1.0 - spec.smoothing, spec.smoothing
+    if way == "confidence_smoothing":
+        confidence = smoothing
+    dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
+    dist.scatter_(0 if way == "scatter_dim0" else 1, target.unsqueeze(1), confidence)
+    if way == "fill_after_scatter":
+        dist.fill_(smoothing / (spec.size - 2))
+    dist[:, spec.padding_idx] = 0
+    dist.index_fill_(1 if way == "rows_as_columns" else 0, (target == spec.padding_idx).nonzero().squeeze(-1), 0.0)
+    loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum")
+    return {"true_dist": dist, "loss": loss}
+
+
+SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatter": "fill_after_scatter", "scatter_dim0": "scatter_dim",
+                   "rows_as_columns": "pad_rows_dim", "loss_on_probs": "criterion_probs"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):
@@ -133,13 +184,21 @@ def _smoothing_models():
 
 
 def _models(case):
-    """(label, model) pairs for `case`: schedules for a rate case, label smoothings for a forward case."""
-    return _rate_models() if probe.CASES[case].kind == "rate" else _smoothing_models()
+    """(label, model) pairs for `case`: schedules for a rate case, label smoothings for a forward case (the grid of
+    knobs, then single mistakes of their own)."""
+    if probe.CASES[case].kind == "rate":
+        return _rate_models() + [((bug,), ("rate_expression", way)) for way, bug in RATE_EXPRESSIONS.items()]
+    return _smoothing_models() + [((bug,), ("smoothing_step", way)) for way, bug in SMOOTHING_STEPS.items()]
 
 
 def _call(model, case, inputs):
     """A rate model's values at the case's steps, or a smoothing model's {"true_dist", "loss"} on the case's inputs."""
     spec = probe.CASES[case]
+    if model[0] == "rate_expression":
+        return torch.tensor([rate_expression(step, spec.model_size, spec.factor, spec.warmup, model[1])
+                             for step in spec.steps], dtype=torch.float64)
+    if model[0] == "smoothing_step":
+        return smoothing_step(spec, *inputs, model[1])
     if model[0] == "rate":
         _, m, s, w, c, f = model
         return torch.tensor([rate_model(step, spec.model_size, spec.factor, spec.warmup, m, s, w, c, f)
@@ -156,8 +215,11 @@ MODEL_CODE = ModelCode(models=_models, call=_call)
 
 
 def _same(student, produced):
-    """Does a model reproduce the student's ("rate", values), ("true_dist", tensor) or ("loss", tensor)?"""
+    """Does a model reproduce the student's ("rate", values), ("true_dist", tensor), ("loss", tensor) or ("forward",
+    {"true_dist"?, "loss"?}) (each of a forward's results the student has)?"""
     kind, value = student
+    if kind == "forward":
+        return isinstance(produced, dict) and all(_same((part, found), produced) for part, found in value.items())
     if kind == "rate":
         produced = produced.tolist()
         return len(value) == len(produced) and all(math.isclose(a, b, rel_tol=RTOL) for a, b in zip(value, produced))
@@ -166,7 +228,23 @@ def _same(student, produced):
     return module_judge.same_output(value, produced[kind])
 
 
-MODELS = BugModels("ch11", same=_same, bugs=BUGS)
+# Bug models that coincide on one forward input (scatter_ along dim 0 only touches column 0, the padding column of
+# ls_demo, as if the confidence were overwritten) are told apart on the other, which the forward checks read.
+FORWARD = ("ls_demo", "ls_batch")
+def _student_forward(evidence, case):
+    """("forward", {"true_dist", "loss"}) of the student's forward on `case` (the parts it has), or None."""
+    trace = evidence.trace(case)
+    found = {}
+    stored = trace.get("attributes", {}).get("true_dist", {})
+    if stored.get("kind") == "tensor" and stored.get("data") is not None:
+        found["true_dist"] = decode(stored)
+    result = trace.get("result", {})
+    if result.get("kind") == "tensor" and result.get("data") is not None:
+        found["loss"] = decode(result)
+    return ("forward", found) if found else None
+
+
+MODELS = BugModels("ch11", same=_same, bugs=BUGS, student=_student_forward, tie_break=FORWARD)
 
 # ----------------------------------------------------------------------------- rate
 
@@ -238,7 +316,8 @@ def smoothing_error(evidence, case, error):
     """A Korean diagnosis of an exception building or running the student's LabelSmoothing."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return explain_error(evidence, case, error, BUGS)
+    forward = probe.CASES[case].kind == "forward"  # a bug model may raise the same exception (scatter_ along dim 0)
+    return explain_error(evidence, case, error, BUGS, models=MODELS if forward else None)
 
 
 def number(description):
@@ -344,8 +423,8 @@ CHECKS = [
     Check(name="ls_attributes", points=5, title='criterion = KLDivLoss(reduction="sum"), confidence = 1 - smoothing',
           cases=("ls_module",), judge=each_case(attributes_problem)),
     Check(name="ls_true_dist", points=15, title="self.true_dist: smoothing / (size - 2), 정답 칸 confidence, "
-          "padding 열과 행은 0", cases=("ls_demo", "ls_batch"), judge=true_dist_judge),
-    Check(name="ls_loss", points=10, title="loss: KLDivLoss(x, true_dist)의 합", cases=("ls_demo", "ls_batch"),
+          "padding 열과 행은 0", cases=FORWARD, judge=true_dist_judge),
+    Check(name="ls_loss", points=10, title="loss: KLDivLoss(x, true_dist)의 합", cases=FORWARD,
           judge=loss_judge),
 ]
 
@@ -354,9 +433,9 @@ CHECKS += [
     Check(name="hidden_rate", points=10, title="다른 model_size, factor, warmup과 step", cases=("hidden_rate",),
           judge=each_case(rate_problem), visible=False),
     Check(name="hidden_ls_true_dist", points=10, title="다른 어휘 크기, padding 번호, smoothing의 true_dist",
-          cases=("hidden_ls", "hidden_ls_no_pad"), judge=true_dist_judge, visible=False),
+          cases=("hidden_ls", "hidden_ls_no_pad"), reads=FORWARD, judge=true_dist_judge, visible=False),
     Check(name="hidden_ls_loss", points=10, title="다른 어휘 크기, padding 번호, smoothing의 loss",
-          cases=("hidden_ls", "hidden_ls_no_pad"), judge=loss_judge, visible=False),
+          cases=("hidden_ls", "hidden_ls_no_pad"), reads=FORWARD, judge=loss_judge, visible=False),
 ]
 ### END HIDDEN TESTS
 

@@ -25,6 +25,8 @@ EXPECTED = {
     "wrong_dk": fails(33, SCALE | UNTOUCHED, "wrong_dk"),  # query.size(-2)
     "wrong_dk_key_len": fails(33, SCALE | UNTOUCHED, "wrong_dk"),  # math.sqrt(key.size(-2))
     "wrong_dk_value": fails(76, {"scaling_statistics", "no_saturation", "cross_lengths", "float64_preserved"}, "wrong_dk"),
+    "wrong_dk_len": fails(33, SCALE | UNTOUCHED, "wrong_dk"),  # len(query): the batch size (3 on scaling_4, 1 elsewhere)
+    "extra_key_len": fails(33, SCALE | UNTOUCHED, "extra_divide"),  # / math.sqrt(d_k) / key.size(-2): no constant
     "hardcoded_dk": fails(41.3333, SCALE - {"no_saturation"} | UNTOUCHED, "fixed_dk"),  # math.sqrt(512) fits d_k = 512 only
     # scaled_dot_product_attention with a wrong scale=: consistent with p_attn, or only in the output
     "sdpa_wrong_scale": fails(33, SCALE | UNTOUCHED, "divide_by_dk"),  # scale=1/d_k, p_attn divided by d_k too
@@ -33,6 +35,10 @@ EXPECTED = {
     "softmax_dim": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # dim=-2
     "softmax_dim1": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # dim=1
     "softmax_no_dim": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # F.softmax(scores) picks dim 0 on 3-D input
+    # a hand-made softmax without keepdim=True: softmax(dim=-2) on the symmetric seed, an error on other shapes
+    "no_keepdim": fails(25, WEIGHTS - {"no_saturation"} | {"weighted_mix"} | UNTOUCHED, "no_keepdim"),
+    "no_keepdim_stable": fails(25, WEIGHTS - {"no_saturation"} | {"weighted_mix"} | UNTOUCHED, "no_keepdim"),
+    "max_no_keepdim": fails(31, WEIGHTS - {"no_saturation"} | {"weighted_mix"} | UNTOUCHED, "no_keepdim"),
     "scale_after_softmax": fails(20, WEIGHTS | UNTOUCHED, "scale_after_softmax"),  # softmax(q·kᵀ) / √d_k
     "log_softmax": fails(20, WEIGHTS | UNTOUCHED, "log_softmax"),
     "sigmoid": fails(20, WEIGHTS | UNTOUCHED, "sigmoid"),
@@ -47,6 +53,9 @@ EXPECTED = {
     "einsum_3d": fails(94, {"batched_4d"}, "only_3d"),
     # which tensor goes where (the seed input is self-attention, q = k = v, so these pass it)
     "swap_qk": fails(51, WEIGHTS - {"seed_weights", "seed_output"} | {"weighted_mix"} | UNTOUCHED, "swap_qk"),
+    # right weights, output p_attnᵀ @ value (an error where p_attn is not square)
+    "transposed_mix": fails(49, {"seed_output", "rows_sum_to_one", "weighted_mix", "no_saturation"} | MIXING
+                            | UNTOUCHED, "transposed_mix"),
     "value_as_key": fails(39, WEIGHTS - {"seed_weights", "seed_output"} | {"weighted_mix"} | UNTOUCHED, "value_as_key"),
     "query_as_value": fails(71, {"weighted_mix"} | MIXING | UNTOUCHED, "wrong_value",  # mixes key
                             gradients_flow=("unused_input", "wrong_value")),  # value never used: no gradient

@@ -38,18 +38,25 @@ EXPECTED = {
     "boolean_index": fails(46, BROADCAST, "boolean_index"),  # scores[mask == 0] = -1e9
     "bitwise_not": fails(97, {"int_mask"}, "mask_bool_only"),  # ~mask on a 0/1 integer mask
     "head_axis": fails(33, MASKED, "head_axis"),  # mask.unsqueeze(1) inside attention
+    "mask_arith": fails(31, MASKED - {"int_mask"}, "mask_arith"),  # scores + (1 - mask) * -1e9: an error on a bool mask
+    "if_mask": fails(28, MASKED, "mask_truthiness"),  # `if mask:` on a tensor
+    "fill_plus_1e9": fails(28, MASKED, "fill_positive"),  # masked_fill(mask == 0, 1e9): the sign dropped
+    "fill_minus_1e_minus9": fails(28, MASKED, "fill_zero"),  # masked_fill(mask == 0, -1e-9): the exponent's sign
+    "mask_transposed": fails(28, MASKED, "mask_transposed"),  # masked_fill(mask.transpose(-2, -1) == 0, …)
     "old_signature": fails(28, MASKED, "signature"),  # def attention(query, key, value)
     # dropout
     "dropout_on_scores": fails(85, DROPOUT_TRAIN, "dropout_scores"),
     "dropout_on_output": fails(85, DROPOUT_TRAIN, "dropout_output"),
     "dropout_ignored": fails(85, DROPOUT_TRAIN, "dropout_ignored"),
     "dropout_not_returned": fails(92.5, DROPOUT_TRAIN, "dropout_not_returned"),  # half of each: the output is right
+    "dropout_after_output": fails(85, DROPOUT_TRAIN, "dropout_after_output"),  # output = p_attn @ value, then dropout
     "functional_dropout": fails(95, {"dropout_eval"}, "dropout_eval_ignored"),  # F.dropout(p_attn, p): training=True
     "no_if_dropout": fails(38, NO_DROPOUT_MODULE, "dropout_none"),  # dropout(p_attn) with dropout=None
     # subsequent_mask
     "triu_diagonal_0": fails(88, SUBSEQUENT_VALUES, "subsequent_diagonal"),
     "triu_diagonal_neg1": fails(88, SUBSEQUENT_VALUES, "subsequent_diagonal"),
     "tril_eq0": fails(88, SUBSEQUENT_VALUES, "subsequent_inverted"),
+    "triu_bool": fails(88, SUBSEQUENT_VALUES, "subsequent_inverted"),  # triu(…, diagonal=1).bool(): the future is True
     "forgot_eq0": fails(85, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_uint8",  # uint8 triu
                         subsequent_mask_values="subsequent_inverted"),
     "float_mask": fails(96, {"subsequent_mask_dtype", "subsequent_mask_hidden"}, "subsequent_float"),

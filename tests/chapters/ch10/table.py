@@ -16,10 +16,15 @@ EXPECTED = {
     "no_shift": fails(65, SHIFT | NTOKENS, "no_shift"),  # tgt_y = tgt[:, :-1]: equal to self.tgt
     "tgt_untrimmed": fails(60, SHIFT | TGT_MASK, "tgt_untrimmed"),  # self.tgt = tgt
     "tgt_y_untrimmed": fails(65, SHIFT | NTOKENS, "tgt_y_untrimmed"),  # self.tgt_y = tgt
+    "tgt_y_from_trimmed": fails(65, SHIFT | NTOKENS, "tgt_y_from_trimmed"),  # self.tgt_y = self.tgt[:, 1:]
     "shift_swapped": fails(45, TARGET, "shift_swapped"),  # tgt[:, 1:] and tgt[:, :-1] the other way round
     # the masks
     "src_mask_not_unsqueezed": fails(75, SOURCE, "src_mask_flat"),  # (src != pad): (batch, len)
     "src_mask_inverted": fails(75, SOURCE, "mask_inverted"),  # (src == pad)
+    "src_mask_front": fails(75, SOURCE, "src_mask_front"),  # (src != pad).unsqueeze(0): (1, batch, len)
+    "tgt_mask_on_full": fails(80, TGT_MASK, "tgt_mask_on_full"),  # make_std_mask(tgt, pad): the untrimmed tgt
+    # subsequent_mask(…).type_as(tgt.data): an int64 mask with the right 0/1 values
+    "mask_type_as_tgt": fails(70, TGT_MASK | STD_MASK, "mask_dtype"),
     "tgt_mask_no_padding": fails(70, TGT_MASK | STD_MASK, "tgt_mask_no_padding"),  # subsequent_mask alone
     # padding mask alone; a one-token tgt has no future to hide
     "tgt_mask_no_causal": fails(72.5, TGT_MASK | STD_MASK, "tgt_mask_no_causal"),
@@ -34,6 +39,11 @@ EXPECTED = {
     # ntokens
     "ntokens_counts_pads": fails(85, NTOKENS, "ntokens_pads"),  # self.tgt_y.numel()
     "ntokens_on_tgt": fails(85, NTOKENS, "ntokens_on_tgt"),  # (self.tgt != pad).sum()
+    "ntokens_inverted": fails(87.5, NTOKENS, "ntokens_inverted"),  # (self.tgt_y == pad).sum()
+    "ntokens_per_row": fails(85, NTOKENS, "ntokens_per_row"),  # (self.tgt_y != pad).sum(dim=1)
+    "ntokens_mean": fails(85, NTOKENS, "ntokens_mean"),  # (self.tgt_y != pad).float().mean()
+    # (tgt != pad).sum(): on pad0 the same count as tgt_y.numel(); the pad2 batch tells the two apart
+    "ntokens_on_full": fails(85, NTOKENS, "ntokens_on_full"),
     "ntokens_sum_ids": fails(85, NTOKENS, "ntokens_values"),  # self.tgt_y.sum()
     # pad
     "default_pad_0": fails(85, {"default_pad", "hidden_src_only"}, "default_pad"),  # pad=0

@@ -25,9 +25,20 @@ EXPECTED = {
     "exponents_swapped": fails(60, {"rate_decay"}, "model_size_exponent", first="warmup_exponent",
                                 **dict.fromkeys(WARMUP, SWAPPED_EXPONENTS)),
     "rate_no_model_size": fails(60, RATES, "model_size_missing"),  # factor * min(...): model_size^(-0.5) left out
+    # `** -1 / 2`, `** -3 / 2`: (x ** -1) / 2, the exponent without parentheses
+    "step_exponent_precedence": fails(60, RATES, "precedence"),
+    "warmup_exponent_precedence": fails(60, RATES, "precedence"),
+    "warmup_paren": fails(60, RATES, "warmup_paren"),  # (step * warmup) ** (-1.5)
     "factor_missing": fails(85, {"rate_config", "hidden_rate"}, "factor_missing"),  # factor 1 elsewhere
     "denominator": fails(55, SMOOTHING, "denominator"),  # smoothing / (size - 1)
     "confidence_swapped": fails(55, SMOOTHING, "swapped"),
+    "confidence_is_smoothing": fails(50, SMOOTHING | {"ls_attributes"}, "confidence_value",
+                                     ls_attributes=()),  # self.confidence = smoothing
+    "fill_after_scatter": fails(55, SMOOTHING, "fill_after_scatter"),  # fill_ after scatter_: no confidence left
+    # scatter_(0, …): on ls_demo only the padding column is written (as fill_after_scatter), ls_batch tells them apart;
+    # an index error on the hidden input with more classes than rows
+    "scatter_dim0": fails(55, SMOOTHING, "scatter_dim"),
+    "pad_rows_as_columns": fails(65, SMOOTHING, "pad_rows_dim"),  # index_fill_(1, …)
     "pad_column_kept": fails(55, SMOOTHING, "pad_column"),
     "pad_rows_kept": fails(65, SMOOTHING, "pad_rows"),  # half the hidden credit: one hidden target has no padding
     "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
@@ -35,6 +46,9 @@ EXPECTED = {
     "criterion_args_swapped": fails(80, LOSS, "criterion_swapped"),
     # true_dist = x.data without clone: filling it fills x, the loss compares the target with itself
     "no_clone": fails(80, LOSS, "x_overwritten"),
+    "criterion_on_probs": fails(80, LOSS, "criterion_probs"),  # self.criterion(x.exp(), …)
+    # reduction="none" then .sum(): the loss is right, the criterion is not the TODO's KLDivLoss(reduction="sum")
+    "reduction_none_summed": fails(95, {"ls_attributes"}, "reduction"),
     "reduction_mean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
     "reduction_batchmean": fails(75, LOSS | {"ls_attributes"}, "reduction"),
     # near misses (issue 27): almost right, and each must still fail

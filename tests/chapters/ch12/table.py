@@ -18,16 +18,27 @@ EXPECTED = {
     # optimizer.zero_grad() before every backward: right with accum_iter=1, the accumulated gradients cleared otherwise
     "zero_grad_every_batch": fails(75, {"accumulation", "hidden_train"}, "zero_grad_unstepped"),
     "loss_on_tgt": fails(55, RUNS | {"eval_mode"}, "target_tgt"),  # loss_compute(out, batch.tgt, ...)
+    "norm_batch_size": fails(55, RUNS | {"eval_mode"}, "norm_arg"),  # loss_compute(out, batch.tgt_y, batch.src.size(0))
+    # scheduler.step() inside the accum_iter branch: right with accum_iter=1, one rate step per update otherwise
+    "scheduler_in_accum": fails(75, {"accumulation", "hidden_train"}, "scheduler_in_accum"),
     "eval_steps_optimizer": fails(95, {"eval_mode"}, "eval_steps"),  # backward and step whatever the mode
     "accum_ignored": fails(70, {"train_state", "accumulation", "hidden_train"}, "accum_ignored"),
     "tokens_not_accumulated": fails(75, {"train_state", "hidden_train"}, "tokens_not_accumulated"),
+    "state_samples_tokens_swapped": fails(75, {"train_state", "hidden_train"}, "state_swapped"),
+    "epoch_per_batch": fails(65, {"train_epoch", "eval_mode", "hidden_train"}, "epoch_loss"),  # total_loss / (i + 1)
+    # total_tokens += batch.ntokens inside the train branch: eval divides by 0 (inf)
+    "tokens_counted_in_train": fails(95, {"eval_mode"}, "epoch_no_tokens"),
     "epoch_holds_graph": fails(65, {"train_epoch", "eval_mode", "hidden_train"}, "epoch_graph"),
     # SimpleLossCompute's mistakes cost its own checks only: run_epoch is judged with the probe's stand-in
     "loss_not_divided": fails(85, LOSS, "loss_not_divided"),
     "loss_holds_graph": fails(85, LOSS, "loss_graph"),  # return sloss * norm, sloss
+    # y.view(-1) on the sliced tgt_y: the loss case's y is a slice too, so it costs SimpleLossCompute's checks only
+    "loss_view": fails(85, LOSS, "loss_view"),
+    "loss_no_generator": fails(85, LOSS, "loss_no_generator"),  # criterion on the decoder output: LabelSmoothing's assert
     "loss_detached": fails(85, LOSS, "loss_node_detached"),  # return sloss.data * norm, sloss.data
     # data_gen's mistakes
     "data_no_start": fails(80, DATA | {"data_tokens"}, "data_no_start"),
+    "data_start_row": fails(80, DATA | {"data_tokens"}, "data_no_start"),  # data[0] = 1: the first row, not column
     "data_draws_pad": fails(80, DATA | {"data_tokens"}, "data_pad"),  # torch.randint(0, V, ...)
     "data_default_pad": fails(80, DATA | {"data_batches"}, "data_pad_arg"),  # Batch(src, tgt): pad 2
     "data_python_random": fails(80, DATA | {"data_tokens"}, "data_seed"),  # random.randrange: no torch seed
