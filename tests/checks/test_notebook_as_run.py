@@ -184,9 +184,7 @@ def test_stub_diagnosis_fits_the_track(tmp_path):
     as_py, _ = in_process.check("01_attention", py)
     assert all("답안 셀의 TODO를 채우세요" in r.message and "transformer.py" not in r.message for r in as_notebook)
     assert all("transformer.py의 TODO를 채우세요" in r.message for r in as_py)
-    case_texts = ("시드 입력(torch.manual_seed(0), x: (1, 3, 4), attention(x, x, x))", "d_k=4 점수 분포 입력",
-                  "d_k=64 점수 분포 입력", "d_k=512 점수 분포 입력")
-    table = scoresheet.table(as_py, case_texts=case_texts)
+    table = scoresheet.table(as_py, case_texts=tuple(load_chapter("01_attention").case_texts().values()))
     assert table.count("TODO를 채우세요") == 1
     assert tracks.worded("transformer.py의 TODO를 채우세요", tracks.PY) == "transformer.py의 TODO를 채우세요"
 

@@ -31,7 +31,7 @@ BUGS = {
     "mask_arith": "bool mask로 뺄셈을 했습니다(1 - mask 등). torch는 bool 텐서의 뺄셈을 허용하지 않습니다. "
     "scores.masked_fill(mask == 0, -1e9)로 가리세요(굳이 더하려면 (mask == 0) * -1e9).",
     "mask_truthiness": "텐서를 if 조건에 그대로 썼습니다(`if mask:` 등). 원소가 여러 개인 텐서는 참/거짓이 정해지지 않아 오류가 납니다. "
-    "mask가 주어졌는지는 `if mask is not None:`으로 확인하세요.",
+    "mask가 주어졌는지는 텐서의 값이 아니라 mask가 None인지로 확인하세요.",
     "neg_inf": "가릴 자리를 -inf로 채운 것 같습니다. 한 행이 전부 가려지면 softmax 안에서 -inf - (-inf) = NaN이 생깁니다. "
     "-inf 대신 유한한 -1e9로 채우세요.",
     "after_softmax": "softmax를 한 다음에 가린 것 같습니다. 그러면 가린 자리는 0(또는 -1e9)이 되지만 행 합이 1이 아닙니다. "
@@ -59,7 +59,7 @@ BUGS = {
     "no_scale": "점수를 √d_k로 나누지 않았습니다: torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k).",
     "dropout_own": "넘겨받은 dropout 대신 새 Dropout을 만들어 쓴 것 같습니다. 인자로 받은 dropout 모듈을 그대로 부르세요.",
     "dropout_after_output": "출력을 dropout 전의 가중치로 계산한 뒤에 p_attn에 dropout을 적용했습니다. dropout을 먼저 "
-    "적용하고(p_attn = dropout(p_attn)), 그 p_attn으로 출력(p_attn @ value)을 계산하세요.",
+    "p_attn에 적용한 뒤, dropout을 거친 그 p_attn으로 출력(p_attn @ value)을 계산하세요.",
     "dropout_not_returned": "출력에는 dropout이 반영됐지만 돌려준 p_attn은 dropout 전의 가중치입니다. "
     "dropout을 적용한 가중치로 p_attn을 덮어써서, 같은 p_attn으로 출력을 계산하고 돌려주세요.",
     "dropout_twice": "dropout 모듈을 두 번 이상 불렀습니다. p_attn에 한 번만 적용하세요.",

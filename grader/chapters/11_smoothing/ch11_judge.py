@@ -56,7 +56,7 @@ BUGS = {
     "pad_rows": "target이 padding인 행을 0으로 만들지 않았습니다. padding 위치가 loss에 들어가지 않도록 그 행 전체를 "
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
     "confidence_value": "정답 칸의 값이 confidence = 1 - smoothing이 아닙니다(smoothing을 그대로 넣은 것 같습니다). "
-    "__init__에서 self.confidence = 1.0 - smoothing으로 저장하고 scatter_로 정답 칸에 넣으세요.",
+    "__init__에서 1에서 smoothing을 뺀 값을 confidence로 저장하고 scatter_로 정답 칸에 넣으세요.",
     "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "

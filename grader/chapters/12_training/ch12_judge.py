@@ -48,7 +48,7 @@ BUGS = {
     "loss_view": "SimpleLossCompute에서 .view(-1)를 메모리가 연속이 아닌 텐서에 썼습니다. batch.tgt_y는 tgt[:, 1:]처럼 잘라 낸 "
     "텐서라 view로 펼 수 없습니다. 원문처럼 .contiguous().view(-1)이나 .reshape(-1)을 쓰세요.",
     "loss_no_generator": "criterion(LabelSmoothing)이 받은 x의 마지막 축이 어휘 크기가 아닙니다(LabelSmoothing의 assert에서 "
-    "AssertionError). 모델 출력은 d_model 크기이므로 먼저 x = self.generator(x)로 어휘에 대한 log 확률을 구하세요.",
+    "AssertionError). 모델 출력은 d_model 크기이므로 먼저 x를 self.generator에 통과시켜 어휘에 대한 log 확률을 구하세요.",
     "loss_value": "SimpleLossCompute의 손실 값이 기준과 다릅니다. generator로 log 확률을 구해 (토큰 수, vocab)과 (토큰 수,)로 "
     "편 뒤 criterion에 넣으세요.",
     "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
@@ -82,7 +82,7 @@ BUGS = {
     "epoch_graph": "run_epoch가 돌려준 손실이 계산 그래프를 붙든 채입니다. 그래프를 떼어 낸 값(loss_compute의 첫 값)을 "
     "모으세요.",
     "epoch_no_tokens": "run_epoch가 돌려준 평균 손실이 inf나 nan입니다: 모은 토큰 수 total_tokens가 0인 채로 나눴습니다. "
-    "total_tokens += batch.ntokens는 mode와 상관없이(평가에서도) batch마다 하세요.",
+    "batch의 토큰 수(batch.ntokens)는 mode와 상관없이(평가에서도) batch마다 total_tokens에 더하세요.",
     "epoch_loss": "run_epoch가 돌려준 평균 손실이 기준과 다릅니다. 모든 batch의 합계 손실을 모든 batch의 토큰 수 합으로 "
     "나누세요: total_loss / total_tokens.",
     "step_before_backward": "optimizer.step()을 loss_node.backward()보다 먼저 불렀습니다. 그러면 step은 이번 batch의 "
