@@ -25,28 +25,27 @@ def test_committed_generated_files_are_up_to_date(generated, monkeypatch, capsys
 
 @pytest.mark.slow
 def test_check_names_every_drifted_file(tmp_path):
-    """--check exits non-zero and names an edited generated file, a stale file and an edited source's outputs."""
+    """--check exits non-zero and names an edited generated file, a stale file and an edited source's outputs; a build
+    repairs the copy (two builds in all: each computes every chapter's references)."""
     repo = copy_repo(tmp_path)
     stub = repo / "exercises/01_attention/transformer.py"
     stub.write_text(stub.read_text() + "\n# edited by hand\n")
     (repo / "release/01_attention/leftover.txt").write_text("not generated")
     notebook = repo / "release/01_attention/01_attention.ipynb"
     notebook.write_text(notebook.read_text().replace("attention", "attentio", 1))
+    demo = repo / "solutions/01_attention/demo.py"  # a *source*: reported through the files it generates
+    demo.write_text(demo.read_text() + "print()\n")
     done = run([PYTHON, "-m", "grader", "build", "--check"], cwd=repo)
     assert done.returncode != 0
     for name in ("exercises/01_attention/transformer.py", "release/01_attention/leftover.txt",
-                 "release/01_attention/01_attention.ipynb"):
+                 "release/01_attention/01_attention.ipynb", "exercises/01_attention/demo.py"):
         assert name in done.stderr
-    # A build repairs the copy (without the release, nbgrader's part, which the check above read); a later edit of
-    # a *source* is reported through the files it generates.
+    # A build repairs the copy (without the release, nbgrader's part, which the check above read).
     (repo / "exercises/01_attention/leftover.txt").write_text("not generated")
     assert run([PYTHON, "-m", "grader", "build", "--no-release"], cwd=repo).returncode == 0
     assert not (repo / "exercises/01_attention/leftover.txt").exists()
     assert "edited by hand" not in stub.read_text()
-    demo = repo / "solutions/01_attention/demo.py"
-    demo.write_text(demo.read_text() + "print()\n")
-    done = run([PYTHON, "-m", "grader", "build", "--check", "--no-release"], cwd=repo)
-    assert done.returncode != 0 and "exercises/01_attention/demo.py" in done.stderr
+    assert "print()" in (repo / "exercises/01_attention/demo.py").read_text().splitlines()[-1]
 
 
 def test_generated_files_carry_a_header(generated):
