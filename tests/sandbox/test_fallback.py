@@ -12,7 +12,7 @@ from grader.sandbox import SandboxPool, modes, pool as pool_module
 from . import submissions as s
 from .conftest import PROBE, TEST_LIMITS, passed, processes_matching, run_batch
 
-pytestmark = pytest.mark.sandbox
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]  # one batch of limit-breaking submissions: ~20 s of waits
 
 FREEZE_SUPERVISORS = """\
 import os, signal
