@@ -13,7 +13,6 @@ happens.
 """
 import ctypes
 
-MADV_HUGEPAGE = 14
 MADV_COLLAPSE = 25
 HUGE_PAGE = 2 << 20
 SMALLEST_REGION = 4 << 20  # below this, a region holds at most one aligned huge page: not worth a call
@@ -47,7 +46,8 @@ def collapse():
         start, end = -(-start // HUGE_PAGE) * HUGE_PAGE, end // HUGE_PAGE * HUGE_PAGE
         if end <= start:
             continue
-        # MADV_HUGEPAGE first: with the system's "madvise" setting, only such regions may hold huge pages.
-        if madvise(start, end - start, MADV_HUGEPAGE) == 0 and madvise(start, end - start, MADV_COLLAPSE) == 0:
+        # MADV_COLLAPSE alone (not MADV_HUGEPAGE): the regions keep the system's setting, so what a child allocates
+        # later in them gets huge pages only where the system already gives them.
+        if madvise(start, end - start, MADV_COLLAPSE) == 0:
             asked += end - start
     return asked
