@@ -5,10 +5,10 @@
 3. the notebook's test cells (`verify(chapter, check, globals())`, only the check's own cases),
 4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
 
-(1) and (3) are compared in process on every fixture, (2) on the solution, the stub and a sample of fixtures that
-fails and passes every check (`fast_sample`; `make test-fast` compares only those, all three ways; (2) judges the
-visible checks on the visible cases as (3) does, check by check, so (1) = (3) on every fixture is where a fixture's
-own verdicts are tried); the subprocess form of (1) on three submissions per chapter (the
+(1) and (3) are compared in process on every fixture (every check on the solution, the stub and a sample of fixtures
+that fails and passes every check, `fast_sample`; on the other fixtures the checks grading failed), (2) on that sample
+(`make test-fast` compares only the sample, all three ways; (2) judges the visible checks on the visible cases as (3)
+does, check by check, so (1) = (3) on every fixture is where a fixture's own verdicts are tried); the subprocess form of (1) on three submissions per chapter (the
 solution, the stub, a fixture that passes some checks and fails others), which `grade` reads as three kinds of
 input (a notebook in an LMS zip, a .py file, a notebook in an nbgrader submitted/ tree), and (4) on the fixture
 that passes some checks and fails others (both verdict forms in one run).
