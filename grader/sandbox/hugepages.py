@@ -32,7 +32,7 @@ def _regions():
 
 
 def collapse():
-    """Ask the kernel to back this process's large anonymous regions with huge pages now; return the bytes asked for
+    """Ask the kernel to back this process's large anonymous regions with huge pages now; return the bytes it collapsed
     (0 where it cannot: no /proc, no libc, no transparent huge pages)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)  # the interpreter's own symbols, libc's among them
