@@ -157,7 +157,8 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     Exceptions propagate, except that with a `stops` list a notebook runs as Jupyter's Run All does: the cell that
     raises ends the run, (its exception, the names that cell and the ones below define, the cell) is appended to `stops`, and
     the module keeps what the cells before it (and the cell itself, up to the error) defined. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and
-    so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`).
+    so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`); a notebook's cells
+    also have Jupyter's `display` without an import.
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
@@ -166,6 +167,8 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     shell = ipython.SkippingShell(module.__dict__, notes)
     module.get_ipython = lambda: shell
     cells = units(source)
+    if cells[0][0] != PY_FILE:
+        module.display = ipython.display  # a builtin of every notebook; a `.py` file must import it, as in Python
     for index, (filename, code) in enumerate(cells):
         linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
         try:

@@ -319,6 +319,19 @@ def test_a_timed_line_defines_its_names(tmp_path):
                      "`%timeit unused = _scores`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]
 
 
+def test_display_is_there_as_in_jupyter(tmp_path, capsys):
+    """`display(x)` needs no import in a notebook (IPython makes it a builtin): a scratch cell that displays a tensor
+    below the answer runs on, prints what it shows and stops nothing; a `.py` file has no `display`, as in Python."""
+    helper = CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    path = _with_cells_after_answer(student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER,
+                                                     helper), ["display(torch.tensor([0.25, 0.75]))\n"])
+    checked, notes = in_process.check("01_attention", path)
+    assert all(r.passed for r in checked) and notes == []
+    assert "tensor([0.2500, 0.7500])" in "".join(capsys.readouterr())
+    with pytest.raises(NameError, match="display"):
+        loading.module_from_source("display(1)\n", stops=[])
+
+
 COLAB_CELL = "from google.colab import drive, files\ndrive.mount('/content/drive')\nfrom google.colab.patches import cv2_imshow\n"
 COLAB_NOTE = ("`drive.mount('/content/drive')`: Colab 전용 기능(google.colab)은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 "
               "(점수에는 영향이 없습니다).")
