@@ -58,7 +58,7 @@ def read_source(path):
     if size > max_bytes(path):
         raise SubmissionError(too_big(path, size))
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is not code: Python skips it too
     except UnicodeDecodeError:
         raise SubmissionError("제출 파일이 UTF-8 텍스트가 아닙니다. 파일을 UTF-8로 다시 저장해 주세요.") from None
     if not text.strip():

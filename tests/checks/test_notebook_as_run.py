@@ -332,6 +332,21 @@ def test_display_is_there_as_in_jupyter(tmp_path, capsys):
         loading.module_from_source("display(1)\n", stops=[])
 
 
+def test_a_byte_order_mark_is_not_code(tmp_path):
+    """A file saved as "UTF-8 with BOM" (Windows Notepad) runs under `python transformer.py`, which skips the mark:
+    it scores the same here, as a `.py` file and as a notebook."""
+    answer = CH01_ANSWER.replace("%timeit my_scores(query, key)", "pass")
+    helper = CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
+    path = tmp_path / "transformer.py"
+    path.write_bytes(b"\xef\xbb\xbf" + (answer.replace("import torch\n", "import torch\n" + helper, 1)).encode())
+    assert subprocess.run([PYTHON, str(path)], capture_output=True).returncode == 0
+    notebook = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    notebook.write_bytes(b"\xef\xbb\xbf" + notebook.read_bytes())
+    for submitted in (path, notebook):
+        checked, _ = in_process.check("01_attention", submitted)
+        assert all(r.passed for r in checked), (submitted.name, [r.message for r in checked if not r.passed][:1])
+
+
 COLAB_CELL = "from google.colab import drive, files\ndrive.mount('/content/drive')\nfrom google.colab.patches import cv2_imshow\n"
 COLAB_NOTE = ("`drive.mount('/content/drive')`: Colab 전용 기능(google.colab)은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 "
               "(점수에는 영향이 없습니다).")
