@@ -11,10 +11,12 @@ cell and the line the student sees.
 """
 import contextlib
 import contextvars
+import io
 import json
 import linecache
 import re
 import sys
+import tokenize
 import types
 from pathlib import Path
 
@@ -58,8 +60,8 @@ def read_source(path):
     if size > max_bytes(path):
         raise SubmissionError(too_big(path, size))
     try:
-        text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is not code: Python skips it too
-    except UnicodeDecodeError:
+        text = _decoded(path.read_bytes(), notebook=path.suffix == ".ipynb")
+    except (UnicodeDecodeError, LookupError):
         raise SubmissionError("제출 파일이 UTF-8 텍스트가 아닙니다. 파일을 UTF-8로 다시 저장해 주세요.") from None
     if not text.strip():
         raise SubmissionError("제출 파일이 비어 있습니다(내용이 없거나 공백뿐입니다). 코드를 저장한 뒤 다시 제출해 주세요.")
@@ -69,6 +71,18 @@ def read_source(path):
             raise SubmissionError(f"노트북의 코드 셀이 너무 깁니다 (최대 {MAX_SUBMISSION_BYTES:,} 바이트).")
         return source
     return text
+
+
+def _decoded(data, notebook):
+    """A submission's text: a `.py` file as Python reads one (a byte-order mark skipped, a `# -*- coding: euc-kr -*-`
+    line honoured, else UTF-8), a notebook as UTF-8 JSON (a byte-order mark, left by Windows Notepad, skipped)."""
+    if notebook:
+        return data.decode("utf-8-sig")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a coding line Python does not know, or one that contradicts a byte-order mark
+        raise LookupError from None
+    return data.decode(encoding)
 
 
 def max_bytes(name):
