@@ -11,7 +11,10 @@ MAX_DEPTH = 4
 
 
 def encode(value, depth=0):
-    """Describe `value` as JSON-safe plain data."""
+    """Describe `value` as JSON-safe plain data.
+
+    A subclass (of a tensor, a tuple, a number) is read through its base class's own methods, never its overrides:
+    a returned value's `tolist`, `__iter__` or `__float__` is the student's code and may lie, loop or never end."""
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -19,19 +22,22 @@ def encode(value, depth=0):
     if value is None:
         return {"kind": "none"}
     if isinstance(value, (tuple, list)) and depth < MAX_DEPTH:
+        base = tuple if isinstance(value, tuple) else list  # a namedtuple is a tuple
         return {"kind": type(value).__name__ if type(value) in (tuple, list) else "tuple",
-                "items": [encode(item, depth + 1) for item in list(value)[:16]],
-                "length": len(value)}
+                "items": [encode(item, depth + 1) for item in base.__getitem__(value, slice(0, 16))],
+                "length": base.__len__(value)}
     if type(value).__module__ == "numpy" and hasattr(value, "shape"):
         return {"kind": "ndarray", "shape": [int(n) for n in value.shape], "dtype": str(value.dtype)}
     if isinstance(value, (bool, int, float)):
-        return {"kind": "number", "value": float(value)}
+        return {"kind": "number", "value": float.__float__(value) if isinstance(value, float) else int.__float__(value)}
     return {"kind": "other", "type": type(value).__name__}
 
 
 def _encode_tensor(tensor):
     import torch
 
+    if type(tensor) is not torch.Tensor:  # a subclass's methods (and __torch_function__) are not called from here on
+        tensor = torch._C.TensorBase.as_subclass(tensor, torch.Tensor)
     detached = tensor.detach().cpu()  # a GPU runtime's tensor is described like a CPU one
     description = {
         "kind": "tensor",

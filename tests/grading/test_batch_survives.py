@@ -54,6 +54,55 @@ ODD = {
     "wide": _RAW.format(payload=b'{"traces":{"seed":[' + b"0," * 199_999 + b'0]}}'),
 }
 INVALID = {"deep", "bad_utf8", "bad_json", "not_a_result", "encode_failed"}
+# Returned values whose own methods lie or never end, appended to the solution: each is read through its base
+# class (tests/checks' encode), so it is judged on its real data, in time.
+_WRAPPED = """
+
+_attention = attention
+{code}
+"""
+LYING = {
+    # the solution's tensors, whose tolist() returns a list that contains itself (it used to time out)
+    "cyclic_tolist": _WRAPPED.format(code="""
+class Cyclic(torch.Tensor):
+    def tolist(self):
+        loop = []
+        loop.append(loop)
+        return loop
+
+
+def attention(query, key, value):
+    out, p_attn = _attention(query, key, value)
+    return out.as_subclass(Cyclic), p_attn.as_subclass(Cyclic)
+"""),
+    # the solution's pair in a tuple whose __iter__ never ends (it used to exhaust the memory)
+    "endless_tuple": _WRAPPED.format(code="""
+class Endless(tuple):
+    def __iter__(self):
+        while True:
+            yield None
+
+
+def attention(query, key, value):
+    return Endless(_attention(query, key, value))
+"""),
+    # zeros whose tolist() tells the solution's numbers: judged as the zeros they are
+    "posing_zeros": _WRAPPED.format(code="""
+class Posing(torch.Tensor):
+    def tolist(self):
+        return self.told
+
+
+def attention(query, key, value):
+    out, p_attn = _attention(query, key, value)
+    posing = []
+    for right in (out, p_attn):
+        zeros = torch.zeros_like(right).as_subclass(Posing)
+        zeros.told = right.tolist()
+        posing.append(zeros)
+    return tuple(posing)
+"""),
+}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +113,8 @@ def hostile_class(tmp_path_factory):
         (folder / f"{name}.py").write_text(solution_source(), encoding="utf-8")
     for name, source in {**HOSTILE, **TAMPERING, **ODD}.items():
         (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    for name, code in LYING.items():
+        (folder / f"{name}.py").write_text(solution_source() + code, encoding="utf-8")
     return folder
 
 
@@ -81,7 +132,7 @@ def test_batch_finishes_and_honest_neighbours_get_full_marks(graded):
     """Exit 0; every submission has its result file, CSV row and feedback page; the honest ones score 100."""
     done, found, rows, out = graded
     assert done.returncode == 0, done.stderr
-    expected = {"honest_a", "honest_b", "honest_c", *HOSTILE, *TAMPERING, *ODD}
+    expected = {"honest_a", "honest_b", "honest_c", *HOSTILE, *TAMPERING, *ODD, *LYING}
     assert set(found) == set(rows) == expected
     assert (out / "report.html").is_file()
     for name in ("honest_a", "honest_b", "honest_c"):
@@ -134,3 +185,14 @@ def test_a_judge_bug_costs_only_its_submission(tmp_path, monkeypatch, capfd):
     assert found["neighbour"]["status"] == "ok" and found["neighbour"]["score"] == found["neighbour"]["max_score"]
     assert {row.submission_id for row in report.rows} == {"victim", "neighbour"}
     assert "ZeroDivisionError: a bug of ours" in capfd.readouterr().err
+
+
+def test_returned_values_are_read_by_their_base_class(graded):
+    """A tensor or tuple subclass's own `tolist` or `__iter__` is never what describes it: the solution's numbers
+    behind a cyclic `tolist` get full marks in time, zeros that claim the solution's numbers get what zeros get."""
+    _, found, _, _ = graded
+    assert found["cyclic_tolist"]["status"] == "ok"
+    assert found["cyclic_tolist"]["score"] == found["cyclic_tolist"]["max_score"]
+    assert found["endless_tuple"]["status"] == "ok", found["endless_tuple"]["output"]
+    seed = {test["name"]: test for test in found["posing_zeros"]["tests"]}["seed_weights"]
+    assert found["posing_zeros"]["status"] == "ok" and seed["score"] == 0
