@@ -27,14 +27,21 @@ BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(05)"),
     "not_module": "Embeddings와 PositionalEncoding은 nn.Module을 상속해야 합니다. class 이름(nn.Module):로 정의하고 "
     "__init__에서 super().__init__()을 부르세요.",
+    "no_super": "nn.Module의 __init__이 불리기 전에 모듈이나 buffer를 self에 넣었습니다. super().__init__()을 부르지 않았거나 "
+    "너무 늦게 불렀습니다. __init__의 첫 줄에서 super().__init__()을 부른 뒤에 속성을 만드세요.",
     "names": module_judge.NAMES_DIFFER,
     "emb_no_scale": "Embeddings의 출력에 √d_model을 곱하지 않았습니다. 원문은 임베딩 벡터에 √d_model을 곱해, "
     "더해질 위치 인코딩(성분이 -1~1)보다 크기가 작아지지 않게 합니다: self.lut(x) * math.sqrt(self.d_model).",
     "emb_times_d_model": "Embeddings의 출력에 √d_model이 아니라 d_model을 곱했습니다. 제곱근을 씌우세요: "
     "math.sqrt(self.d_model).",
     "emb_divided": "Embeddings의 출력을 √d_model로 나눴습니다. √d_model을 곱해야 합니다.",
+    "emb_other_scale": "Embeddings의 출력이 lut(x)에 √d_model이 아닌 다른 수를 곱한 값입니다. 곱할 수는 임베딩 벡터의 "
+    "차원 d_model의 제곱근입니다(vocab이나 입력의 토큰 수가 아닙니다). d_model을 __init__에서 self.d_model로 받아 두고 "
+    "forward에서 그 제곱근을 곱하세요.",
     "pe_not_registered": "`pe`가 state_dict에 없습니다. 텐서를 self.pe = pe처럼 속성에 넣기만 하면 모델과 함께 "
     "저장·복원되지 않고 .to(device)로 옮겨지지도 않습니다. self.register_buffer(\"pe\", pe)로 등록하세요.",
+    "pe_renamed": "위치 인코딩 표를 `pe`가 아닌 다른 이름으로 등록했습니다. 이름 pe도 채점 기준입니다(다음 장들과 저장된 "
+    "state_dict가 이 이름으로 찾습니다). register_buffer의 첫 인자를 \"pe\"로 하고 forward에서도 self.pe를 쓰세요.",
     "pe_not_persistent": "`pe`를 persistent=False로 등록해 state_dict에 없습니다. buffer라서 .to(device)로는 함께 옮겨지지만 "
     "state_dict로 모델을 저장·복원할 때 빠집니다. 원문처럼 self.register_buffer(\"pe\", pe)로 등록하세요.",
     "pe_parameter": "`pe`가 nn.Parameter로 등록되어 있습니다. 출력은 같아도 parameters()에 들어가서 optimizer가 "
@@ -51,18 +58,38 @@ BUGS = {
     "pe_div_sign": "div_term 지수의 부호가 반대입니다. exp(+2i·log(10000)/d_model)은 뒤 열로 갈수록 주파수가 "
     "10000배까지 커집니다. 뒤 열일수록 천천히 돌도록 음수 지수 exp(-2i·log(10000)/d_model), 곧 "
     "1/10000^(2i/d_model)을 쓰세요.",
+    "pe_cos_exponent": "홀수 열(cos)의 주파수를 그 열 번호 2i+1로 계산했습니다. 같은 주파수의 sin과 cos가 짝을 이루므로 "
+    "2i번 열(sin)과 2i+1번 열(cos)은 같은 주파수 1/10000^(2i/d_model)을 써야 합니다: 지수에는 짝의 짝수 번호 2i가 들어갑니다.",
     "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
     "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
+    "position_not_column": "pe 표를 만들다가 모양이 맞지 않아 오류가 났습니다: 위치 position(max_len개)과 주파수 "
+    "div_term(d_model/2개)을 곱해 (max_len, d_model/2) 표를 만들려면 position이 (max_len, 1) 열 모양이어야 합니다. "
+    "1차원 arange에 unsqueeze로 뒤쪽 축을 하나 더해 열로 세우세요.",
+    "div_term_length": "pe 표를 만들다가 모양이 맞지 않아 오류가 났습니다: pe[:, 0::2]와 pe[:, 1::2]는 d_model/2개 열인데 "
+    "sin·cos 결과의 열 수가 다릅니다. div_term은 짝수 열 번호 2i = 0, 2, 4, …마다 하나씩, 곧 d_model/2개여야 합니다"
+    "(arange를 2씩 건너뛰세요).",
     "max_len_ignored": "PositionalEncoding이 max_len 인자를 쓰지 않습니다: max_len을 주어도 pe 표의 행 수가 그대로입니다. "
     "pe 표는 (1, max_len, d_model)이 되도록 생성자의 max_len으로 만드세요.",
     "pe_not_added": "출력이 입력과 같습니다. 위치 인코딩 pe를 입력 x에 더해야 합니다.",
-    "pe_not_sliced": "pe를 입력 길이로 자르지 않아 (1, max_len, d_model)짜리 표 전체를 더하려 했습니다. "
+    "pe_not_sliced": "pe를 입력 길이로 자르지 않아 (1, max_len, d_model)짜리 표 전체를 더하려 했습니다. 자르는 축도 "
+    "확인하세요: 맨 앞 축(크기 1, batch 축)을 self.pe[:x.size(1)]처럼 자르면 표가 그대로 남습니다. "
     "입력의 토큰 수 x.size(1)만큼, 곧 self.pe[:, :x.size(1)]만 더하세요.",
+    "pe_table_shape": "pe 표의 모양이 (1, max_len, d_model)이 아니라서, 토큰 수만큼 잘라도 (batch, 토큰 수, d_model)인 "
+    "입력 x에 더할 수 없습니다. (max_len, d_model) 표에 pe.unsqueeze(0)으로 맨 앞에 크기 1인 batch 축을 더하세요"
+    "(unsqueeze(1)은 가운데에 축을 넣습니다).",
+    "pe_scaled_input": "PositionalEncoding이 입력 x에 어떤 수를 곱한 뒤 pe를 더했습니다(출력과 기준의 차이가 x에 "
+    "비례합니다). √d_model을 곱하는 일은 Embeddings가 합니다. PositionalEncoding은 x에 pe를 더하고 dropout만 적용하세요.",
+    "pe_dtype": "출력의 dtype이 입력(float32)과 다릅니다. pe 표를 float64처럼 다른 dtype으로 만들어서 x + pe도 그 dtype이 "
+    "되었습니다. 그러면 다음 층의 nn.Linear(float32 가중치)에서 dtype 오류가 납니다. pe 표를 float32로 만들거나 "
+    "등록하기 전에 .float()로 바꾸세요.",
     "pe_sliced_by_batch": "pe를 x.size(0)(batch 크기)로 잘랐습니다. 입력은 (batch, 토큰 수, d_model)이므로 "
     "토큰 수 x.size(1)로 잘라야 합니다.",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. pe를 더한 뒤 self.dropout을 적용하세요.",
     "dropout_on_pe": "dropout을 pe에만 적용하고 x에 더했습니다. x + pe 전체에 dropout을 적용하세요.",
     "dropout_before_add": "dropout을 x에 먼저 적용한 뒤 pe를 더했습니다. pe를 더한 뒤(x + pe) dropout을 적용하세요.",
+    "dropout_twice": "dropout을 두 번 적용했습니다. x + pe에 한 번만 적용하세요.",
+    "dropout_in_eval": "eval 모드인데 dropout이 값을 지웠습니다. F.dropout(x, p)는 training 인자를 주지 않으면 늘 "
+    "값을 지웁니다. __init__에서 만든 self.dropout(nn.Dropout)을 쓰면 model.eval()일 때 저절로 꺼집니다.",
 }
 
 # ----------------------------------------------------------------------------- bug models
@@ -73,12 +100,40 @@ MODELS = BugModels("ch05", same=same_output, bugs=BUGS)
 # ----------------------------------------------------------------------------- reading a case
 
 
-def broadcast_problem(case, error):
-    """The bug behind "The size of tensor a (L) must match the size of tensor b (n)" when pe was cut wrongly."""
+def pe_shape(structure):
+    """The shape of `pe` in a recorded structure, or None."""
+    return dict((name, list(shape)) for name, shape in structure["state_dict"]).get("pe")
+
+
+def build_problem(spec, message):
+    """The bug behind a size mismatch while the table was built (the class could not be made): a flat position
+    times div_term ("The size of tensor a (max_len) must match ... b (d_model/2)"), or a div_term whose length is not
+    d_model/2 ("The expanded size of the tensor (d_model/2) must match the existing size (n)")."""
+    sizes = [int(n) for n in re.findall(r"\((\d+)\)", message)]
+    if "must match the size of tensor" in message and set(sizes) == {spec.max_len or 5000, spec.d_model // 2}:
+        return BUGS["position_not_column"]
+    if "expanded size of the tensor" in message and sizes[:1] == [spec.d_model // 2]:
+        return BUGS["div_term_length"]
+    return None
+
+
+def broadcast_problem(evidence, case, error):
+    """The bug behind a size mismatch: while building the table (no structure recorded), or in forward when pe was
+    cut wrongly ("The size of tensor a (L) must match the size of tensor b (n)") or the table has another shape."""
     spec = probe.CASES[case]
-    if spec.cls != probe.POSITIONAL or "must match the size of tensor" not in error.get("message", ""):
+    message = error.get("message", "")
+    if spec.cls != probe.POSITIONAL or "must match" not in message:
         return None
-    sizes = {int(n) for n in re.findall(r"\((\d+)\)", error["message"])}
+    trace = evidence.trace(case)
+    if "structure" not in trace:
+        return build_problem(spec, message)
+    if "must match the size of tensor" not in message:
+        return None
+    expected = pe_shape(evidence.reference(case)["structure"])
+    found = pe_shape(trace["structure"])
+    if found and expected and (len(found) != len(expected) or found[0] != expected[0]):
+        return BUGS["pe_table_shape"]
+    sizes = {int(n) for n in re.findall(r"\((\d+)\)", message)}
     if (spec.max_len or 5000) in sizes:
         return BUGS["pe_not_sliced"]
     if spec.shape[0] in sizes:
@@ -86,19 +141,28 @@ def broadcast_problem(case, error):
     return None
 
 
+# An exception's message → the bug (every chapter class is an nn.Module).
+ERROR_RULES = (("before Module.__init__() call", "no_super"),)
+
+
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return broadcast_problem(case, error) or explain_error(evidence, case, error, BUGS)
+    return broadcast_problem(evidence, case, error) or explain_error(evidence, case, error, BUGS, rules=ERROR_RULES)
 
 
 def registration_problem(case, expected, found):
-    """Korean: `pe` kept outside the state_dict, or None (only PositionalEncoding has a `pe`)."""
+    """Korean: `pe` kept outside the state_dict, or registered under another name, or None (only PositionalEncoding
+    has a `pe`). A table of pe's shape under another name (a buffer or a parameter) is a renamed pe."""
     names = {name for name, _ in found["state_dict"]}
-    if probe.CASES[case].cls == probe.POSITIONAL and "pe" not in names and "pe" in dict(expected["state_dict"]):
+    wanted = dict(expected["state_dict"])
+    if probe.CASES[case].cls == probe.POSITIONAL and "pe" not in names and "pe" in wanted:
         buffers = {name for name, _ in found.get("buffers", ())}
-        return BUGS["pe_not_persistent" if "pe" in buffers else "pe_not_registered"]
+        if "pe" in buffers:
+            return BUGS["pe_not_persistent"]
+        tables = [name for name, shape in found["state_dict"] if list(shape) == list(wanted["pe"])]
+        return BUGS["pe_renamed" if tables else "pe_not_registered"]
     return None
 
 
@@ -129,9 +193,75 @@ def frequency_problem(evidence, case, output, expected):
     return None
 
 
+def fitted_multiple(found, basis):
+    """c with found ≈ c · basis (least squares; None when basis is all zeros or the fit does not hold)."""
+    norm = float((basis * basis).sum())
+    if norm == 0:
+        return None
+    c = float((found * basis).sum()) / norm
+    return c if close(found, c * basis) else None
+
+
+def scale_problem(evidence, case, output, expected):
+    """Embeddings: the output is the reference's times a constant → another scale than √d_model (named, with the
+    scale it found, on a visible case). No bug model needed: lut(x) · c = reference · c/√d_model."""
+    if output.shape != expected.shape:
+        return None
+    ratio = fitted_multiple(output, expected)
+    if ratio is None or math.isclose(ratio, 1.0, rel_tol=1e-4):
+        return None
+    if not evidence.visible(case):
+        return BUGS["emb_other_scale"]
+    d_model = probe.CASES[case].d_model
+    return BUGS["emb_other_scale"] + f" (d_model = {d_model}: √d_model ≈ {math.sqrt(d_model):.4g}, 곱한 수 ≈ " \
+        f"{ratio * math.sqrt(d_model):.4g})"
+
+
+def dropout_rate_problem(evidence, case, output, expected):
+    """Train mode: the module's nn.Dropout has another rate than the reference's (a hard-coded p, a changed p)."""
+    trace = evidence.trace(case)
+    if not probe.CASES[case].train or "structure" not in trace:
+        return None
+    return module_judge.dropout_problem(evidence.reference(case)["structure"], trace["structure"],
+                                        BUGS["dropout_module"])
+
+
+def scaled_input_problem(evidence, case, output, expected):
+    """PositionalEncoding: the output differs from the reference by a multiple of the input x (where dropout kept a
+    value) → x was scaled before pe was added."""
+    spec = probe.CASES[case]
+    if output.shape != expected.shape:
+        return None
+    x = evidence.inputs(case)[0].to(torch.float64)
+    kept = expected != 0 if spec.train else torch.ones_like(expected, dtype=torch.bool)
+    scaled = x / (1 - spec.dropout) if spec.train else x
+    multiple = fitted_multiple((output - expected)[kept], scaled.expand_as(expected)[kept])
+    return BUGS["pe_scaled_input"] if multiple is not None and abs(multiple) > 1e-3 else None
+
+
+def values_problem(evidence, case, output, expected):
+    """A wrong output no bug model reproduces, read from its values (Korean), or None."""
+    if probe.CASES[case].cls == probe.EMBEDDINGS:
+        return scale_problem(evidence, case, output, expected)
+    return (dropout_rate_problem(evidence, case, output, expected)
+            or frequency_problem(evidence, case, output, expected)
+            or scaled_input_problem(evidence, case, output, expected))
+
+
+def dtype_problem(evidence, case):
+    """An eval-mode PositionalEncoding whose output has another dtype than the reference's (x + a float64 pe is
+    float64), or None. The train cases judge where dropout goes, not this."""
+    spec = probe.CASES[case]
+    if spec.cls != probe.POSITIONAL or spec.train:
+        return None
+    found = evidence.trace(case).get("result", {}).get("dtype")
+    return BUGS["pe_dtype"] if found and found != evidence.reference(case)["result"].get("dtype") else None
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    return module_judge.output_problem(evidence, case, output, MODELS, like_input=False, values=frequency_problem)
+    return (module_judge.output_problem(evidence, case, output, MODELS, like_input=False, values=values_problem)
+            or dtype_problem(evidence, case))
 
 
 # ----------------------------------------------------------------------------- checks

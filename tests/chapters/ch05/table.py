@@ -7,6 +7,7 @@ from tests.checks.chapters import Bug, fails
 EMBEDDINGS = frozenset({"embeddings_structure", "embeddings_scale", "hidden_embeddings"})
 PE_OUTPUTS = frozenset({"pe_eval", "pe_dropout_train", "hidden_pe", "hidden_pe_dropout"})
 TRAIN = frozenset({"pe_dropout_train", "hidden_pe_dropout"})
+PE = frozenset({"pe_structure"})
 
 EXPECTED = {
     "emb_no_scale": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_no_scale"),  # return self.lut(x)
@@ -40,6 +41,27 @@ EXPECTED = {
     "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_persistent"),
     # arange(1, max_len + 1): positions counted from 1, every row one position off
     "near_position_from_1": Bug(50, dict.fromkeys(PE_OUTPUTS, ())),
-    # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off
-    "near_dropout_p": Bug(65, {"pe_structure": ("dropout_module",), **dict.fromkeys(TRAIN, ())}),
+    # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off, named by the structure and by the train outputs
+    "near_dropout_p": fails(65, TRAIN | {"pe_structure"}, "dropout_module"),
+    # position = torch.arange(0, max_len): (max_len,) * (d_model/2,) fails while the table is built
+    "pe_position_flat": fails(35, PE | PE_OUTPUTS, "position_not_column"),
+    # div_term from torch.arange(0, d_model): d_model frequencies for d_model/2 columns, fails while building
+    "div_term_every_column": fails(35, PE | PE_OUTPUTS, "div_term_length"),
+    # pe.unsqueeze(1): (max_len, 1, d_model); the structure names the shape, forward's broadcast error the table
+    "pe_unsqueeze_middle": fails(35, PE | PE_OUTPUTS, "pe_table_shape", pe_structure=()),
+    # register_buffer("pos_encoding", pe), used as self.pos_encoding: right outputs, another name
+    "pe_buffer_renamed": fails(85, PE, "pe_renamed"),
+    # super().__init__() left out of PositionalEncoding: it cannot be built; Embeddings keeps its points
+    "no_super_pe": fails(35, PE | PE_OUTPUTS, "no_super"),
+    # nn.functional.dropout(x, p=self.dropout.p) without training=: drops in eval mode too
+    "dropout_in_eval": fails(70, {"pe_eval", "hidden_pe"}, "dropout_in_eval"),
+    # cos columns at their own index: 1/10000^((2i+1)/d_model)
+    "pe_cos_own_exponent": fails(50, PE_OUTPUTS, "pe_cos_exponent"),
+    # math.sqrt(self.vocab): another constant scale than √d_model (no bug model: read from the values)
+    "emb_sqrt_vocab": fails(75, {"embeddings_scale", "hidden_embeddings"}, "emb_other_scale"),
+    # √d_model moved from Embeddings into PositionalEncoding (x * sqrt(d) + pe): each unit loses its own checks
+    "pe_scaled_input": fails(25, PE_OUTPUTS | {"embeddings_scale", "hidden_embeddings"}, "emb_no_scale",
+                             **dict.fromkeys(PE_OUTPUTS, "pe_scaled_input")),
+    # pe built in float64 and never turned back: x + pe is float64 (the eval outputs judge the dtype)
+    "pe_float64": fails(70, {"pe_eval", "hidden_pe"}, "pe_dtype"),
 }
