@@ -8,11 +8,12 @@ the runner forks the student's child there, and everything the child starts stay
 with the old group, so the job's memory limit counts what the submission itself allocates, across all its processes.
 
 Where the hierarchies cannot be written (no root, cgroup v2 only, a read-only /sys/fs/cgroup), `Groups.open`
-returns None: then only the per-process rlimits hold.
+returns None: then rlimits hold per process, and each runner polls the memory the submission's processes gained,
+together (`job_runner._Meter`, `--memory-watch`).
 
 CPU is not shared out by the cpu controller: measured here, a submission in a cpu group of its own ran a pipe-heavy
 job at half speed on a loaded machine. Instead every runner counts a timeout in the submission's own CPU time (all
-its processes, `runner._CpuClock`), so other processes can slow a submission down but never make it time out.
+its processes, `job_runner._Meter`), so other processes can slow a submission down but never make it time out.
 """
 import itertools
 import os
@@ -21,7 +22,7 @@ import time
 ROOT = "/sys/fs/cgroup"
 CONTROLLERS = ("memory", "pids")
 CGROUP = "cgroup+cpu-time"  # what results say: memory and processes in a group per submission, timeouts in CPU time
-CPU_TIME = "cpu-time"  # no groups: rlimits per process, timeouts in CPU time
+CPU_TIME = "cpu-time"  # no groups: rlimits per process, memory together by polling, timeouts in CPU time
 _jobs = itertools.count(1)
 
 

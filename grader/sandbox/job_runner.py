@@ -26,6 +26,7 @@ _CHUNK = 1 << 16
 PROCESS_CHECK_SECONDS = 0.05
 CPU_CHECK_SECONDS = 0.1
 _TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}개) 실행을 중단했습니다]\n"
 
 
@@ -52,29 +53,60 @@ def _cpu_seconds(pids):
     return ticks / _TICKS
 
 
-class _CpuClock:
-    """A timeout counts the CPU time of all the submission's processes, so a neighbour's processes can slow it down
-    but not make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py)."""
+def _anonymous_bytes(pid):
+    """Resident anonymous memory of `pid` (statm's resident minus its file-backed and shared pages; 0 if gone).
 
-    def __init__(self, limits, namespaced):
-        self.limit = limits.wall_seconds
+    /proc/PID/smaps_rollup would tell private pages apart, but reading it walks the page tables: 15–30 ms for a
+    process that has imported torch, against a few microseconds for statm."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            fields = statm.read().split()
+        return (int(fields[1]) - int(fields[2])) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class _Meter:
+    """What the runner reads of the submission's processes together from /proc, at most every CHECK_SECONDS.
+
+    Time: a timeout counts the CPU time of all of them, so a neighbour's processes can slow a submission down but not
+    make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py). Memory (`--memory-watch`, given
+    where no control group holds the submission): the anonymous memory each process gained since the child was forked
+    (statm, less what the runner itself held then: the child starts as its copy, torch included), summed over all of
+    them, against the memory limit — what a memory cgroup charges, looked at by polling. A process forked after the
+    child allocated counts that memory again (copy-on-write pages look like its own); between two looks, each process
+    stays within its own RLIMIT_AS."""
+
+    def __init__(self, limits, namespaced, memory_watch=False):
+        self.limits = limits
         self.namespaced = namespaced
+        self.baseline = _anonymous_bytes(os.getpid()) if memory_watch else None
         self.next_check = time.monotonic() + CPU_CHECK_SECONDS
 
-    def spent(self):
-        """Whether the submission's processes together have used up its time (read from /proc at most every
-        CPU_CHECK_SECONDS: a walk of /proc costs about 1.6 ms, and the runner asks after every chunk it reads)."""
+    def over(self):
+        """"timeout" or "memory" once the submission's processes together are over that limit, else None (a walk
+        of /proc costs about 1.6 ms, and the runner asks after every chunk it reads)."""
         now = time.monotonic()
         if now < self.next_check:
-            return False
+            return None
         self.next_check = now + CPU_CHECK_SECONDS
-        return _cpu_seconds(_submission_pids(self.namespaced)) >= self.limit
+        pids = _submission_pids(self.namespaced)
+        if _cpu_seconds(pids) >= self.limits.wall_seconds:
+            return "timeout"
+        if self.baseline is not None and self.memory(pids) > self.limits.memory_bytes:
+            return "memory"
+        return None
+
+    def memory(self, pids):
+        """The anonymous memory `pids` gained since the child was forked, together."""
+        return sum(max(0, _anonymous_bytes(pid) - self.baseline) for pid in pids)
 
 
-def _supervise(pid, streams, watch, deadline, process_limit, clock=None):
-    """Read the child's pipes until it exits or breaks a limit; return ("exited"|"timeout"|"output"|"processes", wait4 or None)."""
+def _supervise(pid, streams, watch, deadline, process_limit, meter=None):
+    """Read the child's pipes until it exits or breaks a limit; return ("exited"|"timeout"|"memory"|"output"|"processes",
+    wait4 or None)."""
     # `process_limit` (or None) is checked by counting our descendants every PROCESS_CHECK_SECONDS,
-    # for when the kernel will not enforce RLIMIT_NPROC (uid 0 outside bubblewrap); `clock` (a _CpuClock or None)
+    # for when the kernel will not enforce RLIMIT_NPROC (uid 0 outside bubblewrap); `meter` (a _Meter or None)
     # every CPU_CHECK_SECONDS.
     try:
         pidfd = os.pidfd_open(pid)
@@ -86,7 +118,7 @@ def _supervise(pid, streams, watch, deadline, process_limit, clock=None):
     if pidfd is not None:
         poller.register(pidfd, select.POLLIN)
     tick = min(PROCESS_CHECK_SECONDS if process_limit else 3600.0, 3600.0 if pidfd is not None else 0.02,
-               CPU_CHECK_SECONDS if clock else 3600.0)
+               CPU_CHECK_SECONDS if meter else 3600.0)
     try:
         while True:
             remaining = deadline - time.monotonic()
@@ -104,8 +136,9 @@ def _supervise(pid, streams, watch, deadline, process_limit, clock=None):
                 return "output", None
             if process_limit and len(descendants(os.getpid())) > process_limit:
                 return "processes", None
-            if clock and clock.spent():
-                return "timeout", None
+            over = meter.over() if meter else None
+            if over:
+                return over, None
             if pidfd is None:
                 ended = os.wait4(pid, os.WNOHANG)
                 if ended[0]:
@@ -169,10 +202,11 @@ def _exited_with(exit_status, code):
     return os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == code
 
 
-def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False):
+def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False, memory_watch=False):
     """Handle the next job on stdin and report it on stdout; return this runner's exit code.
 
-    With `cpu_clock` the wall time only backs up the CPU time: CPU_CLOCK_BACKSTOP times wall_seconds."""
+    With `cpu_clock` the wall time only backs up the CPU time: CPU_CLOCK_BACKSTOP times wall_seconds; with
+    `memory_watch` the memory of the submission's processes together is held to the memory limit (see _Meter)."""
     try:
         job = read_job(0)
     except (ProtocolError, ValueError, KeyError, TypeError):
@@ -186,6 +220,7 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
     (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
     key = job_key()  # the child signs its one result frame with it; bytes anything else writes there do not verify
     set_not_dumpable()  # the child (same uid) cannot open our /proc fds (the pool's pipe) or read our memory
+    meter = _Meter(limits, namespaced, memory_watch) if cpu_clock else None  # (its baseline: before the fork)
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -198,8 +233,7 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
     # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
     process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
     wall = limits.wall_seconds * (CPU_CLOCK_BACKSTOP if cpu_clock else 1)
-    clock = _CpuClock(limits, namespaced) if cpu_clock else None
-    reason, ended = _supervise(pid, streams, watch, started + wall, process_limit, clock)
+    reason, ended = _supervise(pid, streams, watch, started + wall, process_limit, meter)
     seconds = time.monotonic() - started
     if ended is None:
         os.kill(pid, signal.SIGKILL)
@@ -216,6 +250,8 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False)
     )
     if reason == "processes":
         outcome, stderr = status.CRASHED, stderr + PROCESS_LIMIT_NOTE.format(limit=limits.max_processes)
+    elif reason == "memory":
+        outcome = status.MEMORY
     elif os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == child.EXIT_SETUP_FAILED:
         outcome = status.CRASHED  # the sandbox could not prepare the child: not the student's doing
     elif outcome == status.NO_RESULT and (watch.result_invalid or _exited_with(exit_status, child.EXIT_ENCODE_FAILED)):

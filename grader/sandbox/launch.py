@@ -34,12 +34,13 @@ class Launcher:
     tree_size = 2  # processes of an idle worker's tree the pool moves into a job's control group (worker, runner, …)
     runner_parent_is_host = False  # whether the worker's host pid is the process that forks its runners (accounting.py)
 
-    def __init__(self, probe_module, limits, workdir, code, run_as=None):
+    def __init__(self, probe_module, limits, workdir, code, run_as=None, memory_watch=False):
         self.probe_module = probe_module
         self.limits = limits
         self.workdir = workdir
         self.code = code
         self.run_as = run_as
+        self.memory_watch = memory_watch  # no control group holds a job: runners poll the submission's memory
 
     def start(self, slot):
         """Launch the worker of `slot`; return its Worker handle (it warms up in the background)."""
@@ -55,7 +56,7 @@ class Launcher:
     def worker_argv(self):
         """The worker's command line before the mode's own flags."""
         return [sys.executable, "-s", "-P", "-B", "-m", "grader.sandbox.worker", self.probe_module,
-                "--limits", json.dumps(self.limits.to_json())]
+                "--limits", json.dumps(self.limits.to_json()), *(["--memory-watch"] if self.memory_watch else [])]
 
     def scratch(self, slot):
         """The host directory that is the worker's scratch space (created, in the pool's private work directory)."""

@@ -75,7 +75,8 @@ class SandboxPool:
             self.isolation = self._accounting.isolation
             self._workdir = tempfile.mkdtemp(prefix="grader-sandbox-")
             code = stage(os.path.join(self._workdir, "code"), self.probe_module)
-            self._launcher = launcher(self.probe_module, self.limits, self._workdir, code, self.run_as)
+            self._launcher = launcher(self.probe_module, self.limits, self._workdir, code, self.run_as,
+                                      memory_watch=self._accounting.groups is None)
             self._workers = [self._launcher.start(slot) for slot in range(self.jobs)]
         except BaseException:
             self.close()

@@ -44,6 +44,8 @@ def _arguments(argv):
     parser.add_argument("--zygote", action="store_true",
                         help="pid 1 of a sandbox shared by several workers: fork them on request (see _zygote)")
     parser.add_argument("--confine", help="JSON list of paths to keep: hide the rest of the host first (confine.py)")
+    parser.add_argument("--memory-watch", action="store_true",
+                        help="hold the memory of the submission's processes together to the limit (no cgroup; job_runner.py)")
     parser.add_argument("--cpu-clock", action="store_true",
                         help="time out on the submission's own CPU time, the wall time only backing it up (see job_runner.py)")
     return parser.parse_args(argv)
@@ -117,7 +119,7 @@ def _load(probe_name, threads=1):
     return torch, probe, execute
 
 
-def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clock=False):
+def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clock=False, memory_watch=False):
     """Announce `ready` on stdout, then fork one runner per job until stdin ends; return the exit code.
 
     With `uid` (a worker forked by the zygote, still root): each runner drops to `uid` before it
@@ -135,7 +137,7 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
                 if uid is not None:
                     privileges.drop_to(uid, uid)
                     set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
-                code = job_runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock)
+                code = job_runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock, memory_watch)
             except BaseException:  # reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
@@ -175,7 +177,7 @@ def _forked_worker(request, fds, probe, execute, limits, arguments, torch_versio
     return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, {
         "ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
         "torch": torch_version, "seconds": round(time.monotonic() - started, 3),
-    }, uid=uid, cpu_clock=arguments.cpu_clock)
+    }, uid=uid, cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
 
 
 def _zygote(arguments, limits, started):
@@ -234,7 +236,7 @@ def main(argv=None):
     return _serve(probe, execute, limits, arguments.scratch, namespaced, {
         "ready": True, "pid": os.getpid(), "uid": os.getuid(), "namespaced": namespaced,
         "torch": torch.__version__, "seconds": round(time.monotonic() - started, 3),
-    }, cpu_clock=arguments.cpu_clock)
+    }, cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Limits per submission: memory for all its processes together, and neighbours it cannot make time out.
 
 With control groups (root, cgroup v1 here) each submission's memory and processes are held in a group of its own;
-without them (forced by making `Groups.open` find nothing) only rlimits per process hold. Either way timeouts count
+without them (forced by making `Groups.open` find nothing) rlimits hold per process and the runner polls the memory
+of all the submission's processes together. Either way timeouts count
 the submission's own CPU time, so a hog beside honest submissions cannot make them time out. Both ways run here."""
 import os
 from types import SimpleNamespace
@@ -77,6 +78,13 @@ def test_cpu_clock_keeps_honest_neighbours_on_time(on_cpu_clock):
     assert results["hog"].status == "timeout" and results["hog"].isolation == "cpu-time"
     for name in ("honest-1", "honest-2", "honest-3"):
         assert passed(results[name]) and results[name].isolation == "cpu-time"
+
+
+def test_without_groups_the_memory_of_all_processes_is_watched(on_cpu_clock):
+    """Without groups the runner sums what the submission's processes allocated: four children, each within its own
+    address-space limit, together exceed the submission's memory: status memory, as with a group."""
+    result = on_cpu_clock.results["fan_out"]
+    assert result.status == "memory" and result.isolation == "cpu-time"
 
 
 def test_a_worker_is_silent_until_a_byte_comes_from_it():
