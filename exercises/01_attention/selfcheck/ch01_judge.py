@@ -129,9 +129,14 @@ def diagnose_weights(evidence, case, call):
         return BUGS["overflow"] if probe.CASES[case].magnitude > 10 else BUGS["not_finite"]
     if bugs:
         bug = MODELS.likely(evidence, case, bugs)
-        return BUGS[bug] + (_scale_note(evidence.inputs(case), p) if bug == "wrong_dk" else "")
+        return _text(bug) + (_scale_note(evidence.inputs(case), p) if bug == "wrong_dk" else "")
     return _diagnose_scale(evidence.inputs(case), p) or (
         "p_attn 값이 기대와 다릅니다. 점수 → √d_k로 나누기 → 마지막 축 softmax 순서를 확인하세요.")
+
+
+def _text(label):
+    """The Korean text of a bug model's label: one bug's, or those of two mistakes made together."""
+    return " ".join(BUGS[key] for key in (label if isinstance(label, tuple) else (label,)))
 
 
 def _diagnose_scale(inputs, p):
@@ -202,7 +207,7 @@ def diagnose_output(evidence, case, call):
                 if not isinstance(p_attn, Exception) and not close(p_attn, right)
                 and close(call.output, torch.matmul(p_attn, value))]
     if mixed_by:
-        return "출력은 돌려준 p_attn이 아닌 다른 가중치로 value를 섞은 것 같습니다 (출력 쪽: " + BUGS[mixed_by[0]] + ")"
+        return "출력은 돌려준 p_attn이 아닌 다른 가중치로 value를 섞은 것 같습니다 (출력 쪽: " + _text(mixed_by[0]) + ")"
     if call.output.shape != reference.shape:
         return f"출력의 모양이 {shape_text(call.output.shape)}입니다. (batch…, query 길이, d_v) 모양이어야 합니다."
     return "출력이 기대와 다릅니다. 출력은 p_attn @ value (가중치로 value를 섞은 것)입니다."

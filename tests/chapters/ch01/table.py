@@ -35,6 +35,8 @@ EXPECTED = {
     "softmax_dim": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # dim=-2
     "softmax_dim1": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # dim=1
     "softmax_no_dim": fails(20, WEIGHTS | UNTOUCHED, "softmax_dim"),  # F.softmax(scores) picks dim 0 on 3-D input
+    # two mistakes at once: no √d_k and softmax(dim=-2); both are named, the scale first
+    "noscale_softmax_dim": Bug(20, {check: ("no_scale", "softmax_dim") for check in WEIGHTS | UNTOUCHED}, "no_scale"),
     # a hand-made softmax without keepdim=True: softmax(dim=-2) on the symmetric seed, an error on other shapes
     "no_keepdim": fails(25, WEIGHTS - {"no_saturation"} | {"weighted_mix"} | UNTOUCHED, "no_keepdim"),
     "no_keepdim_stable": fails(25, WEIGHTS - {"no_saturation"} | {"weighted_mix"} | UNTOUCHED, "no_keepdim"),
