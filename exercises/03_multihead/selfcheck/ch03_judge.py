@@ -28,6 +28,9 @@ BUGS = {
     "정의하고 __init__에서 super().__init__()을 부르세요.",
     "clones_shared": "clones의 복사본들이 같은 가중치를 함께 씁니다. [module] * N이나 copy.copy(얕은 복사)는 같은 parameter를 "
     "N번 담습니다. copy.deepcopy(module)로 N개를 따로 만들어 nn.ModuleList로 묶으세요.",
+    "clones_original": "clones가 넘겨받은 module 자체를 복사본 가운데 하나로 담았습니다. 그 층은 원본 module과 같은 "
+    "parameter를 쓰므로, 원본을 다른 곳에서 쓰거나 바꾸면 함께 바뀝니다. module을 copy.deepcopy로 N번 복사해 "
+    "nn.ModuleList로 묶으세요.",
     "clones_list": "clones가 nn.ModuleList가 아닌 list를 돌려줍니다. 그냥 list에 담긴 층은 모듈에 등록되지 않아 "
     "parameters()와 state_dict()에 나오지 않고 학습되지 않습니다. nn.ModuleList([...])로 감싸 돌려주세요.",
     "clones_container": "clones는 nn.ModuleList를 돌려줘야 합니다.",
@@ -169,8 +172,10 @@ def clones_deep_copies(evidence):
     if trace["length"] != 4:
         return Verdict.fail(_about(case, BUGS["clones_length"] + f" (N=4인데 {trace['length']}개)"))
     copies = trace["copies"]
-    if trace["shared_between_copies"] or any(c["is_original"] or c["shares_with_original"] for c in copies):
+    if trace["shared_between_copies"] or any(c["shares_with_original"] and not c["is_original"] for c in copies):
         return Verdict.fail(_about(case, BUGS["clones_shared"]))
+    if any(c["is_original"] for c in copies):  # the copies share nothing, but one of them is the module passed in
+        return Verdict.fail(_about(case, BUGS["clones_original"]))
     if not all(c["same_values"] for c in copies):
         return Verdict.fail(_about(case, BUGS["clones_fresh"]))
     if trace["type"] != "ModuleList":

@@ -42,7 +42,7 @@ BUGS = {
     "src_mask, max_len, start_symbol)를 한 번만 부르세요.",
     "fill_return": "fill_attention은 greedy_decode가 만든 토큰 (1, max_len)을 그대로 돌려줘야 합니다.",
     "no_heatmap": "attn_map이 받은 ax에 heatmap을 그리지 않았습니다. 인자로 받은 ax에 그리세요: "
-    "ax.imshow(…)(ax.matshow, ax.pcolormesh도 됩니다).",
+    "ax.imshow(…)(ax.matshow, ax.pcolormesh, ax.pcolor도 됩니다).",
     "new_figure": "attn_map이 받은 ax가 아닌 새 그림에 그렸습니다(plt.imshow, plt.subplots, plt.figure). 인자로 받은 "
     "ax에 그리세요: ax.imshow(…).",
     "transposed": "그림의 행과 열이 바뀌었습니다. 행(세로축)이 query 위치, 열(가로축)이 key 위치입니다. "

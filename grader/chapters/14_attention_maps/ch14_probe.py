@@ -7,7 +7,7 @@ layer, with the `attn` every attention module kept (by module name). A "fill" ca
 whether the model was still training, and every module's `attn`. A "map" case calls `attn_map` on a probe-drawn
 attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visualize_layer` with a freshly built model
 of the case's head count and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
-axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh) as a tensor with where it sits (its extent, or its
+axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh or `pcolor` PolyQuadMesh) as a tensor with where it sits (its extent, or its
 mesh's corners), and the major ticks (locations and the labels matplotlib formats for them); the judge works out
 which label sits at the centre of each row and column. Hidden cases live between the hidden-test markers.
 """
@@ -23,7 +23,7 @@ from .tensors import describe_exception, encode, portable_randn
 _chosen = getattr(matplotlib.rcParams, "_get_backend_or_none", lambda: "unknown")  # an older matplotlib picks its own
 if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, no windows; a notebook keeps its own
     matplotlib.use("Agg")
-from matplotlib.collections import QuadMesh  # noqa: E402
+from matplotlib import collections as _collections  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
@@ -36,6 +36,9 @@ MAX_LABEL = 200  # characters kept of a tick label
 # The sandbox's warm worker imports these once before it forks (pyplot and its font manager); the probe itself does
 # not, so a self-check pays for pyplot only when the student's own code imports it.
 WARM_IMPORTS = ("matplotlib.pyplot",)
+# The meshes a heatmap may be drawn as: pcolormesh's QuadMesh and (matplotlib 3.8 on) pcolor's PolyQuadMesh, which
+# keeps the same 2-D array and corner coordinates. Exact types: a colorbar's or another collection never counts.
+MESHES = tuple(getattr(_collections, name) for name in ("QuadMesh", "PolyQuadMesh") if hasattr(_collections, name))
 
 
 @dataclass(frozen=True)
@@ -207,15 +210,15 @@ def record_fill(namespace, case, inputs):
 
 
 def heatmaps(ax):
-    """The heatmaps drawn on an axes: its images (imshow, matshow), then its pcolormesh meshes."""
+    """The heatmaps drawn on an axes: its images (imshow, matshow), then its meshes (pcolormesh, pcolor)."""
     return [*(item for item in ax.images if type(item) is AxesImage),
-            *(item for item in ax.collections if type(item) is QuadMesh)]
+            *(item for item in ax.collections if type(item) in MESHES)]
 
 
 def placement(heatmap):
     """Where a heatmap sits in data coordinates, as read: {"extent", "origin"} of an image, or {"corners"} of a
     mesh (its first point, the last of its first row, the first of its last row)."""
-    if type(heatmap) is QuadMesh:
+    if type(heatmap) in MESHES:
         corners = heatmap.get_coordinates()
         return {"corners": [[float(v) for v in corners[i, j]] for i, j in ((0, 0), (0, -1), (-1, 0))]}
     return {"extent": [float(v) for v in heatmap.get_extent()], "origin": str(heatmap.origin)}
@@ -237,7 +240,7 @@ def drawn(ax):
         return {"heatmaps": 0}
     first = found[0]
     data = numpy.ma.getdata(first.get_array())
-    if type(first) is QuadMesh and data.ndim == 1:
+    if type(first) in MESHES and data.ndim == 1:
         corners = first.get_coordinates()
         data = data.reshape(corners.shape[0] - 1, corners.shape[1] - 1)
     if data.ndim != 2:

@@ -24,6 +24,8 @@ EXPECTED = {
     "shared_clones": fails(90, {"clones_deep_copies"}, "clones_shared"),  # nn.ModuleList([module] * N)
     "shallow_copy": fails(90, {"clones_deep_copies"}, "clones_shared"),  # copy.copy(module)
     "shallow_clones_loop": fails(90, {"clones_deep_copies"}, "clones_shared"),  # [module for _ in range(N)]
+    # [module] + N - 1 deep copies: nothing shared between the copies, but one of them is the caller's module
+    "clones_original": fails(90, {"clones_deep_copies"}, "clones_original"),
     "plain_list": fails(90, {"clones_deep_copies"}, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
     "split_transpose_axes": fails(20, FORWARD, "split_transpose_axes"),  # view(…, h, d_k).transpose(1, 3)
     "dropout_on_output": fails(83, TRAIN, "dropout_on_output"),  # self.dropout(self.linears[-1](x))
