@@ -58,7 +58,11 @@ BUGS = {
     "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
     "SublayerConnection은 정규화한 값을 그 함수에 넘기는데, lambda y: self.self_attn(x, x, x, mask)처럼 바깥 x를 쓰면 "
     "정규화를 건너뜁니다. lambda의 인자를 그대로 쓰세요: lambda x: self.self_attn(x, x, x, mask).",
-    "return_in_loop": "층 루프 안에서 return했습니다. 그러면 첫 층만 지나고 forward가 끝납니다. 마지막 정규화와 return은 for 루프가 끝난 뒤(들여쓰기 밖)에 두세요.",
+    "return_in_loop": "Encoder가 첫 층만 지나고 끝났습니다. 층 루프 안에서 return했다면 마지막 정규화와 return을 for "
+    "루프가 끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1], range(len(self.layers) - 1)) "
+    "모든 층을 지나세요.",
+    "layers_skipped": "Encoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[1:]이나 self.layers[:-1]처럼 일부만 "
+    "돌았습니다). self.layers[0]부터 모든 층을 차례로 지나세요.",
     "layers_reversed": "층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). 입력은 "
     "self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
@@ -177,6 +181,8 @@ def _stack_problem(found, expected):
     mine, want = attention_calls(found), attention_calls(expected)
     if len(want) > 1 and mine and set(mine) == {want[0]}:
         return "return_in_loop" if len(mine) == 1 else "first_layer_only"
+    if mine and set(mine) < set(want):  # some layers never ran (self.layers[1:], [:-1])
+        return "layers_skipped"
     return "layers_reversed" if len(want) > 1 and mine == want[::-1] else None
 
 

@@ -60,8 +60,9 @@ BUGS = {
     "src_mask_not_passed": "source attention에 src_mask를 넘기지 않았습니다. 그러면 memory의 padding 위치에도 가중치가 "
     "갑니다. self.src_attn(x, memory, memory, src_mask)처럼 넘기세요.",
     "lambda_ignores_argument": "SublayerConnection에 넘긴 함수가 자기 인자를 쓰지 않고 바깥의 x를 씁니다. "
-    "SublayerConnection은 정규화한 값을 그 함수에 넘기므로, lambda y: self.self_attn(x, x, x, tgt_mask)처럼 바깥 x를 "
-    "쓰면 정규화를 건너뜁니다. lambda의 인자를 쓰세요: lambda x: self.self_attn(x, x, x, tgt_mask).",
+    "SublayerConnection은 정규화한 값을 그 함수에 넘기므로, lambda y: self.self_attn(x, x, x, tgt_mask)나 "
+    "lambda y: self.src_attn(x, memory, memory, src_mask)처럼 바깥 x를 쓰면 정규화를 건너뜁니다. lambda의 인자를 쓰세요: "
+    "lambda x: self.self_attn(x, x, x, tgt_mask).",
     "memory_not_key_value": "source attention의 key와 value가 모두 encoder의 memory여야 합니다. 한쪽에 decoder의 x를 "
     "넣었습니다: self.src_attn(x, memory, memory, src_mask).",
     "memory_replaced": "층을 지나며 memory를 바꿨습니다. 모든 층은 encoder가 준 같은 memory를 씁니다. 층마다 바뀌는 것은 x뿐입니다.",
@@ -69,8 +70,8 @@ BUGS = {
     "끝난 뒤(들여쓰기 밖)에 두고, self.layers의 일부만 돌았다면(self.layers[:-1]) 모든 층을 지나세요.",
     "layers_reversed": "Decoder가 층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). "
     "x는 self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
-    "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[:-1]처럼 일부만 돌았습니다). "
-    "모든 층을 차례로 지나세요.",
+    "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[1:]이나 self.layers[:-1]처럼 일부만 "
+    "돌았습니다). self.layers[0]부터 모든 층을 차례로 지나세요.",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
     "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "
@@ -243,12 +244,26 @@ def error_diagnosis(evidence, case, error):
 
 
 def output_problem(evidence, case, output):
-    """Why the student's output on `case` differs from the reference (Korean), or None: a bug model that reproduces
-    it, else what the recorded calls show, else the shape or values."""
-    if MODELS.matching(evidence, case, student=output):
-        return module_judge.output_problem(evidence, case, output, MODELS)
+    """Why the student's output on `case` differs from the reference (Korean), or None: layers that never ran (what the
+    recorded calls show directly), else a bug model that reproduces it, else what the recorded calls show, else the
+    shape or values."""
     problem = module_judge.output_problem(evidence, case, output, MODELS)
+    skipped = problem and layers_not_run(evidence, case)
+    if skipped:
+        return skipped
+    if MODELS.matching(evidence, case, student=output):
+        return problem
     return problem and (calls_problem(evidence, case) or problem)
+
+
+def layers_not_run(evidence, case):
+    """Korean: the Decoder's finished forward left layers out (`return_in_loop`, `layers_skipped`), or None. Only the
+    calls tell self.layers[1:] from layers not chained: with N=2 both give layer 1's output on the input."""
+    found, expected = evidence.trace(case).get("calls"), evidence.reference(case).get("calls")
+    if not found or not expected or "result" not in evidence.trace(case):
+        return None
+    bug = _stack_bug(found, expected, True)
+    return BUGS[bug] if bug in ("return_in_loop", "layers_skipped") else None
 
 
 def part_missing(evidence, case):

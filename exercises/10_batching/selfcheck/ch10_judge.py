@@ -64,6 +64,10 @@ BUGS = {
     "세세요: (self.tgt_y != pad).sum().",
     "ntokens_mean": "ntokens가 개수가 아니라 비율입니다(.mean()). pad가 아닌 토큰의 개수를 .sum()으로 세세요.",
     "ntokens_on_full": "ntokens를 자르기 전의 tgt에서 셌습니다. self.tgt_y에서 pad가 아닌 토큰을 세세요.",
+    "ntokens_on_src": "ntokens를 self.src(인코더 입력)에서 셌습니다. 손실을 나눌 토큰 수는 정답 self.tgt_y에서 pad가 아닌 "
+    "토큰 수입니다: (self.tgt_y != pad).sum().",
+    "tgt_mask_future": "미래를 가리는 부분이 거꾸로입니다: 각 위치가 앞(과거)이 아니라 뒤(미래) 토큰을 봅니다(torch.triu로 "
+    "위 삼각형을 남겼거나 subsequent_mask를 전치했습니다). subsequent_mask(size)처럼 대각선과 그 아래만 True여야 합니다.",
     "mask_dtype": "mask가 bool 텐서가 아닙니다. (토큰 != pad) 비교의 결과(bool)를 그대로 쓰고 subsequent_mask와 &로 "
     "합치세요(.float()나 .type_as(tgt)는 bool이 아닌 dtype으로 바꿉니다).",
     "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",

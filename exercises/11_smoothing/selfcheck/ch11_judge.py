@@ -48,6 +48,10 @@ BUGS = {
     "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
     "model_size_missing": "model_size^(-0.5)를 곱하지 않았습니다. 학습률 전체에 model_size^(-0.5)를 곱합니다: d_model이 "
     "클수록 학습률이 작습니다.",
+    "step_shifted": "step 0만 1로 바꾸지 않고 모든 step에 1을 더했습니다(step + 1). 그러면 모든 step의 rate가 한 칸씩 "
+    "밀립니다. step이 0일 때만 1로 바꾸고 나머지 step은 그대로 쓰세요: rate(0) == rate(1).",
+    "pad_rows_inverted": "target이 padding이 아닌 행을 0으로 만들었습니다(target != padding_idx). 0으로 채울 행은 "
+    "target이 padding인 행입니다: target == padding_idx.",
     "denominator": "smoothing을 나누는 수가 틀렸습니다. 정답 칸과 padding 칸을 뺀 size - 2개 칸에 smoothing을 똑같이 "
     "나눕니다: smoothing / (size - 2). 그래야 padding이 아닌 행의 합이 1입니다.",
     "swapped": "confidence와 smoothing이 바뀌었습니다. 정답 칸(target)에는 confidence = 1 - smoothing을, 나머지 칸에는 "

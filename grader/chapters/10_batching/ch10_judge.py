@@ -63,6 +63,10 @@ BUGS = {
     "세세요: (self.tgt_y != pad).sum().",
     "ntokens_mean": "ntokens가 개수가 아니라 비율입니다(.mean()). pad가 아닌 토큰의 개수를 .sum()으로 세세요.",
     "ntokens_on_full": "ntokens를 자르기 전의 tgt에서 셌습니다. self.tgt_y에서 pad가 아닌 토큰을 세세요.",
+    "ntokens_on_src": "ntokens를 self.src(인코더 입력)에서 셌습니다. 손실을 나눌 토큰 수는 정답 self.tgt_y에서 pad가 아닌 "
+    "토큰 수입니다: (self.tgt_y != pad).sum().",
+    "tgt_mask_future": "미래를 가리는 부분이 거꾸로입니다: 각 위치가 앞(과거)이 아니라 뒤(미래) 토큰을 봅니다(torch.triu로 "
+    "위 삼각형을 남겼거나 subsequent_mask를 전치했습니다). subsequent_mask(size)처럼 대각선과 그 아래만 True여야 합니다.",
     "mask_dtype": "mask가 bool 텐서가 아닙니다. (토큰 != pad) 비교의 결과(bool)를 그대로 쓰고 subsequent_mask와 &로 "
     "합치세요(.float()나 .type_as(tgt)는 bool이 아닌 dtype으로 바꿉니다).",
     "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",
@@ -126,6 +130,8 @@ KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done anot
     ("tgt_mask_rows", "tgt_mask", "rows"),
     ("tgt_mask_or", "tgt_mask", "or"),
     ("tgt_mask_batch_axis", "tgt_mask", "batch_axis"),
+    ("tgt_mask_future", "tgt_mask", "future"),  # triu(ones): the diagonal and the future
+    ("tgt_mask_future", "tgt_mask", "future_strict"),  # triu(ones, diagonal=1) without == 0: the future alone
     ("tgt_mask_no_padding", "tgt_mask", "no_padding_batch"),  # after "or": the same mask when the length is 1
     ("mask_inverted", "tgt_mask", "inverted"),
     ("tgt_mask_on_tgt_y", "mask_from", "tgt_y"),
@@ -134,6 +140,7 @@ KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done anot
     ("ntokens_values", "ntokens", "values"),
     ("ntokens_on_tgt", "ntokens", "tgt"),
     ("ntokens_on_full", "ntokens", "full"),
+    ("ntokens_on_src", "ntokens", "src"),
     ("ntokens_inverted", "ntokens", "inverted"),
     ("ntokens_per_row", "ntokens", "per_row"),
     ("ntokens_mean", "ntokens", "mean"),
@@ -155,6 +162,8 @@ def _std_mask(tgt, pad, way="ok"):
     """make_std_mask computed one way: padding & causal, or one part missing, on rows, with |, inverted."""
     size = tgt.size(0 if way == "batch_axis" else -1)
     causal = torch.ones(1, size, size, dtype=torch.bool).tril()
+    if way in ("future", "future_strict"):
+        causal = torch.ones(1, size, size, dtype=torch.bool).triu(1 if way == "future_strict" else 0)
     padding = _padding(tgt, pad, "rows" if way == "rows" else "inverted" if way == "inverted" else "ok")
     if way == "no_padding":
         return causal
@@ -165,7 +174,7 @@ def _std_mask(tgt, pad, way="ok"):
     return padding | causal if way == "or" else padding & causal
 
 
-def _ntokens(tgt_y, tgt, full, pad, way="ok"):
+def _ntokens(tgt_y, tgt, full, pad, way="ok", src=None):
     """ntokens counted one way: non-pad tokens of tgt_y, or every token, token ids summed, another tensor."""
     if way == "pads":
         return torch.tensor(tgt_y.numel())
@@ -177,7 +186,7 @@ def _ntokens(tgt_y, tgt, full, pad, way="ok"):
         return (tgt_y != pad).sum(-1)
     if way == "mean":
         return (tgt_y != pad).float().mean()
-    counted = {"ok": tgt_y, "tgt": tgt, "full": full}[way]
+    counted = {"ok": tgt_y, "tgt": tgt, "full": full, "src": src}[way]
     return (counted != pad).sum()
 
 
@@ -190,7 +199,7 @@ def batch(src, tgt, pad, src_mask="ok", shift="ok", tgt_mask="ok", mask_from="tg
     out["tgt"], out["tgt_y"] = tgt[:, first], tgt[:, second]
     source = {"tgt": out["tgt"], "tgt_y": out["tgt_y"], "full": tgt}[mask_from]
     out["tgt_mask"] = _std_mask(source, pad, tgt_mask)
-    out["ntokens"] = _ntokens(out["tgt_y"], out["tgt"], tgt, pad, ntokens)
+    out["ntokens"] = _ntokens(out["tgt_y"], out["tgt"], tgt, pad, ntokens, src)
     return out
 
 

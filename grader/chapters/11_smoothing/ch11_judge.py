@@ -47,6 +47,10 @@ BUGS = {
     "factor_missing": "factor를 곱하지 않았습니다. 학습률 전체에 factor를 곱합니다.",
     "model_size_missing": "model_size^(-0.5)를 곱하지 않았습니다. 학습률 전체에 model_size^(-0.5)를 곱합니다: d_model이 "
     "클수록 학습률이 작습니다.",
+    "step_shifted": "step 0만 1로 바꾸지 않고 모든 step에 1을 더했습니다(step + 1). 그러면 모든 step의 rate가 한 칸씩 "
+    "밀립니다. step이 0일 때만 1로 바꾸고 나머지 step은 그대로 쓰세요: rate(0) == rate(1).",
+    "pad_rows_inverted": "target이 padding이 아닌 행을 0으로 만들었습니다(target != padding_idx). 0으로 채울 행은 "
+    "target이 padding인 행입니다: target == padding_idx.",
     "denominator": "smoothing을 나누는 수가 틀렸습니다. 정답 칸과 padding 칸을 뺀 size - 2개 칸에 smoothing을 똑같이 "
     "나눕니다: smoothing / (size - 2). 그래야 padding이 아닌 행의 합이 1입니다.",
     "swapped": "confidence와 smoothing이 바뀌었습니다. 정답 칸(target)에는 confidence = 1 - smoothing을, 나머지 칸에는 "
@@ -109,7 +113,7 @@ def rate_model(step, model_size, factor, warmup, model_exp=-0.5, step_exp=-0.5, 
 def rate_expression(step, model_size, factor, warmup, way):
     """The schedule with one term written another way: an exponent without parentheses (`** -3 / 2`), or
     (step * warmup) ** (-1.5)."""
-    step = 1 if step == 0 else step
+    step = step + 1 if way == "step_shifted" else 1 if step == 0 else step
     size_term = model_size ** -1 / 2 if way == "model_precedence" else model_size ** -0.5
     decay = step ** -1 / 2 if way == "step_precedence" else step ** -0.5
     if way == "warmup_precedence":
@@ -120,7 +124,7 @@ def rate_expression(step, model_size, factor, warmup, way):
 
 
 RATE_EXPRESSIONS = {"model_precedence": "precedence", "step_precedence": "precedence",
-                    "warmup_precedence": "precedence", "warmup_paren": "warmup_paren"}
+                    "warmup_precedence": "precedence", "warmup_paren": "warmup_paren", "step_shifted": "step_shifted"}
 
 
 def smoothing_step(spec, x, target, way):
@@ -134,13 +138,15 @@ def smoothing_step(spec, x, target, way):
     if way == "fill_after_scatter":
         dist.fill_(smoothing / (spec.size - 2))
     dist[:, spec.padding_idx] = 0
-    dist.index_fill_(1 if way == "rows_as_columns" else 0, (target == spec.padding_idx).nonzero().squeeze(-1), 0.0)
+    rows = target != spec.padding_idx if way == "rows_inverted" else target == spec.padding_idx
+    dist.index_fill_(1 if way == "rows_as_columns" else 0, rows.nonzero().squeeze(-1), 0.0)
     loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum")
     return {"true_dist": dist, "loss": loss}
 
 
 SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatter": "fill_after_scatter", "scatter_dim0": "scatter_dim",
-                   "rows_as_columns": "pad_rows_dim", "loss_on_probs": "criterion_probs"}
+                   "rows_as_columns": "pad_rows_dim", "loss_on_probs": "criterion_probs",
+                   "rows_inverted": "pad_rows_inverted"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):

@@ -69,4 +69,10 @@ EXPECTED = {
     "one_pass_variance": fails(85, LOW_VARIANCE, "precision_lost"),
     "one_pass_variance_sum": fails(85, LOW_VARIANCE, "precision_lost"),  # sqrt((Σx² − n·mean²) / (n − 1))
     "eps_hardcoded": fails(85, LOW_VARIANCE, "eps_missing"),  # (std + 1e-6): self.eps unused, eps=0.1 ignored
+    "no_gain": fails(80, {"ln_seeded", "hidden_ln"}, "no_gain"),  # (x - mean) / (std + eps) + b_2: fresh a_2 = 1 hides it
+    # norm = LayerNorm(self.size) in forward: the right numbers, but SublayerConnection holds no norm (its LayerNorm is
+    # fine, so this is not LayerNorm's plain tensors)
+    "norm_built_in_forward": fails(65, SUBLAYER_OUTPUTS | {"sub_structure"}, "norm_not_registered"),
+    "dropout_on_input": fails(80, TRAIN, "dropout_on_input"),  # self.dropout(x) + sublayer(self.norm(x))
+    "norm_eps_dropout": fails(70, SUBLAYER_OUTPUTS, "norm_eps_dropout"),  # self.norm = LayerNorm(size, dropout)
 }

@@ -52,6 +52,9 @@ EXPECTED = {
     "lambda_outer_x": fails(65, LAYER, "lambda_ignores_argument"),  # lambda y: self.self_attn(x, x, x, tgt_mask)
     "memory_normed_as_key": fails(65, LAYER, "memory_not_key_value"),  # self.src_attn(y, y, memory, src_mask)
     "return_in_loop": fails(55, DECODER - {"decoder_structure"}, "return_in_loop"),  # return inside the for loop
+    # for layer in self.layers[1:]: with N=2 the numbers of layers_not_chained (layer 1 on the input); the calls
+    # recorded show which layers ran
+    "first_layer_skipped": fails(55, DECODER - {"decoder_structure"}, "layers_skipped"),
     # mistakes invented outside the fixtures (issue 22 point 2), each with its own bug model or call evidence:
     "key_not_memory": fails(65, LAYER, "memory_not_key_value"),  # src_attn(x, x, m, src_mask)
     # self_attn(x, x, x, src_mask): nothing swapped; the same error as masks_swapped where S ≠ T, told apart on S = T

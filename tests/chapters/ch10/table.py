@@ -36,6 +36,8 @@ EXPECTED = {
     "mask_float_and": fails(70, TGT_MASK | STD_MASK, "mask_dtype"),
     # subsequent_mask(tgt.size(0)): a RuntimeError inside Batch where batch ≠ length, named by its bug model
     "tgt_mask_batch_axis": fails(70, TGT_MASK | STD_MASK, "tgt_mask_batch_axis"),
+    # tgt_mask & torch.triu(torch.ones(1, size, size), diagonal=1).bool(): subsequent_mask's `== 0` left out
+    "tgt_mask_triu": fails(70, TGT_MASK | STD_MASK, "tgt_mask_future"),
     # ntokens
     "ntokens_counts_pads": fails(85, NTOKENS, "ntokens_pads"),  # self.tgt_y.numel()
     "ntokens_on_tgt": fails(85, NTOKENS, "ntokens_on_tgt"),  # (self.tgt != pad).sum()
@@ -43,6 +45,8 @@ EXPECTED = {
     "ntokens_per_row": fails(85, NTOKENS, "ntokens_per_row"),  # (self.tgt_y != pad).sum(dim=1)
     "ntokens_mean": fails(85, NTOKENS, "ntokens_mean"),  # (self.tgt_y != pad).float().mean()
     # (tgt != pad).sum(): on pad0 the same count as tgt_y.numel(); the pad2 batch tells the two apart
+    # (self.src != pad).sum(): right by chance on pad0; on pad2 the same count as the whole tgt's, told apart on pad0
+    "ntokens_on_src": fails(92.5, NTOKENS, "ntokens_on_src"),
     "ntokens_on_full": fails(85, NTOKENS, "ntokens_on_full"),
     "ntokens_sum_ids": fails(85, NTOKENS, "ntokens_values"),  # self.tgt_y.sum()
     # pad

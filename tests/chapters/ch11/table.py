@@ -12,7 +12,9 @@ LOSS = frozenset({"ls_loss", "hidden_ls_loss"})
 SWAPPED_EXPONENTS = ("model_size_exponent", "warmup_exponent")
 
 EXPECTED = {
-    "no_step_guard": fails(90, {"rate_step_zero"}, "no_step_guard"),  # 0 ** (-0.5): ZeroDivisionError
+    "no_step_guard": fails(90, {"rate_step_zero"}, "no_step_guard"),
+    # step = step + 1 in place of the guard: every rate one step late, and rate(0) != rate(1)
+    "step_shifted": fails(50, RATES, "step_shifted", rate_step_zero="step_zero_value"),  # 0 ** (-0.5): ZeroDivisionError
     "step_zero_nan": fails(90, {"rate_step_zero"}, "no_step_guard"),  # torch: inf * 0 = nan at step 0
     "piecewise_no_guard": fails(90, {"rate_step_zero"}, "step_zero_value"),  # if step < warmup: …, rate(0) = 0
     "max_for_min": fails(60, RATES, "max_for_min"),
@@ -40,6 +42,8 @@ EXPECTED = {
     "scatter_dim0": fails(55, SMOOTHING, "scatter_dim"),
     "pad_rows_as_columns": fails(65, SMOOTHING, "pad_rows_dim"),  # index_fill_(1, …)
     "pad_column_kept": fails(55, SMOOTHING, "pad_column"),
+    # torch.nonzero(target.data != self.padding_idx): every row zeroed but the padding ones
+    "pad_rows_inverted": fails(55, SMOOTHING, "pad_rows_inverted"),
     "pad_rows_kept": fails(65, SMOOTHING, "pad_rows"),  # half the hidden credit: one hidden target has no padding
     "true_dist_not_stored": fails(75, TRUE_DIST, "true_dist_missing"),  # the loss is right
     # self.criterion(true_dist, x): the log of negative log probabilities, a nan loss; true_dist is right
