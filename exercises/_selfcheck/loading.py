@@ -148,11 +148,12 @@ def script_source(text, budget=None):
     a `# %% [selfcheck: transformer.py:L]` header (L: the cell's first line in the file) and translated from IPython
     syntax; the course's cells left out. `text` as it is when no cell is the course's (a plain `.py` file).
 
-    Cells start at the exporter's markers (`EXPORT_MARKER`). Colab's download has none: there a cell starts at a
-    course cell's first line (`COURSE_CELL_LINE`), at a cell magic (`%%`) and after a text cell (Colab writes each
-    markdown cell as a string on its own, `_text_cells`), and a check cell ends at its last line (`_course_end`)."""
+    Cells start at the exporter's markers (`EXPORT_MARKER`) when every course cell starts at one. Colab's download
+    has none: there a cell starts at a course cell's first line (`COURSE_CELL_LINE`), at a cell magic (`%%`) and after
+    a text cell (Colab writes each markdown cell as a string on its own, `_text_cells`), and a check cell ends at its
+    last line (`_course_end`)."""
     lines = _file_lines(text)
-    cells = _marked_cells(lines) if EXPORT_MARKER.search(text) else _colab_cells(lines)
+    cells = _marked_cells(lines) if _marked(lines) else _colab_cells(lines)
     if len(cells) > MAX_CELLS:
         raise SubmissionError(TOO_MANY_CELLS)
     if not any(course for _, _, course in cells):
@@ -176,6 +177,20 @@ def _file_lines(text):
     each ending in `\\n` but perhaps the last."""
     parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _marked(lines):
+    """Whether the file has exporter's markers and every course cell's first line comes right after one (a `# %%`
+    line the student wrote in a Colab notebook marks nothing)."""
+    marked = after_marker = False
+    for line in lines:
+        if EXPORT_MARKER.match(line):
+            marked = after_marker = True
+        elif COURSE_CELL.match(line) and not after_marker:
+            return False
+        elif line.strip():
+            after_marker = False
+    return marked
 
 
 def _marked_cells(lines):

@@ -152,6 +152,17 @@ def test_an_error_names_the_line_of_the_exported_file(tmp_path, exporter):
                                 "오류가 나 실행이 거기서 멈췄습니다.")
 
 
+def test_a_percent_line_in_a_colab_download_marks_no_cell(graded, tmp_path):
+    """A `# %%` line the student typed in a Colab notebook is not an exporter's marker: the course's cells, which do not
+    start at one, are still found and left out, and the student's cells read as without it."""
+    *_, exports = graded["right"]
+    text = exports["colab"][2].read_text(encoding="utf-8")
+    path = tmp_path / "marked.py"
+    path.write_text(text.replace(MAGICS, "# %%\n" + MAGICS, 1), encoding="utf-8")
+    source = loading.read_source(path)
+    assert "verify(" not in source and "def attention(" in source and "get_ipython().system('pip install torch')" in source
+
+
 def test_a_plain_py_file_is_read_unchanged(tmp_path):
     """A `.py` file without the course's cells is read as Python reads it, `# %%` cells, strings that quote a check
     cell's first line and all: only a file holding one of the course's cells is an exported notebook."""
