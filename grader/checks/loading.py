@@ -35,7 +35,8 @@ TOO_MANY_CELLS = (f"노트북의 셀이 너무 많습니다 (최대 {MAX_CELLS:,
                   "저장해 제출해 주세요.")
 EXPORTED = ("이 .py 파일은 노트북을 내보낸 파일(Colab의 .py 다운로드, nbconvert, `# %%` 스크립트)로 알아보고 노트북과 "
             "똑같이 채점했습니다: 코드 셀을 위에서부터 차례로 실행하고, 강의가 넣은 데모 셀, 자가 점검 준비 셀, 검사 "
-            "셀은 실행하지 않았습니다. 오류 위치의 줄 번호는 제출한 .py 파일의 줄 번호입니다.")
+            "셀은 실행하지 않았습니다. 오류 위치는 `transformer.py 12번째 줄`처럼 나오며, 줄 번호는 제출한 .py 파일의 "
+            "줄 번호입니다.")
 # The course's functions and classes by the chapter whose TODOs ask for them; a later chapter ships them written
 # (given code), so an error inside one is located at the student's line that called it.
 WRITTEN_IN = {
@@ -225,13 +226,13 @@ def _colab_cells(lines):
             current = (number, [], bool(course))
             cells.append(current)
         current[1].append(line)
-        if course and _course_end(course, line, current[1]):
+        if course and _course_end(course, line):
             current, course = None, None
         number += 1
     return cells
 
 
-def _course_end(course, line, cell):
+def _course_end(course, line):
     """Whether `line` is the last of a course cell that starts with `course` (a COURSE_CELL match): a hidden check
     cell is its first line, a visible one ends at its `verify(...)`, the self-check's setup at `del _prepare_selfcheck`;
     the demo runs to the next text cell."""
