@@ -3,8 +3,9 @@
 
 Jupyter runs `files = !ls` or an indented `%timeit f(x)` because IPython rewrites the cell into plain Python
 (`get_ipython().getoutput('ls')`) before running it. `translate` does the same rewrite with IPython's
-`TransformerManager`; `SkippingShell` is the `get_ipython()` the rewritten code then calls: outside Jupyter
-(in the grading sandbox, in the self-check) shell commands and magics are not run, and each one is noted.
+`TransformerManager`, its passes bounded (it runs before the sandbox does); `SkippingShell` is the `get_ipython()` the
+rewritten code then calls: outside Jupyter (in the grading sandbox, in the self-check) shell commands and magics are not
+run, and each one is noted.
 """
 # Cell magics whose body is ordinary Python that defines things: the body runs, only the magic is skipped.
 RUN_BODY = {"time", "timeit", "capture", "prun"}
@@ -22,20 +23,94 @@ class IPythonMissing(Exception):
     """A cell needs IPython's rewrite but IPython is not installed; the message is Korean, for the student."""
 
 
-def translate(source):
-    """The cell as plain Python, rewritten by IPython's TransformerManager (unchanged if IPython is absent and
-    the cell is plain Python already); raise IPythonMissing when it is not."""
+# IPython's TransformerManager tokenizes the whole cell again for each command it rewrites (one per pass): unbounded, a
+# cell of 200 `!ls` lines in 240 KB took minutes. The rewrite runs before the sandbox, so it is bounded: a cell it
+# rewrites may hold MAX_TRANSLATED_CHARS, it takes at most MAX_PASSES passes (IPython's own limit is 500), and a
+# submission's passes scan at most MAX_SCANNED_CHARS in all (`Budget`).
+MAX_TRANSLATED_CHARS = 64 * 1024
+MAX_PASSES = 100
+MAX_SCANNED_CHARS = 2_000_000
+TOO_MUCH = ("IPython 명령(`!`, `%`)이 너무 많거나 IPython 명령이 든 셀이 너무 커서 채점할 코드로 바꾸지 못했습니다. "
+            f"IPython 명령은 한 셀에 {MAX_PASSES - 1}개까지, 명령이 든 셀은 {MAX_TRANSLATED_CHARS:,}자까지, 제출물 전체에서 "
+            f"명령을 찾으며 읽는 코드는 {MAX_SCANNED_CHARS:,}자까지입니다. 채점에 필요 없는 `!`·`%` 줄(설치, 출력 확인)을 "
+            "지우거나 큰 셀을 나눈 뒤 다시 제출해 주세요.")
+
+
+class TooMuchIPython(IPythonMissing):
+    """A cell (or a submission's cells together) over the rewrite's bounds; the message is Korean, for the student."""
+
+
+class Budget:
+    """What one submission's IPython rewrites may still scan, in characters, summed over every pass of every cell."""
+
+    def __init__(self, limit=MAX_SCANNED_CHARS):
+        self.left = limit
+
+    def spend(self, chars):
+        self.left -= chars
+        if self.left < 0:
+            raise TooMuchIPython(TOO_MUCH)
+
+
+def normalised(source):
+    """`source` as IPython's TransformerManager cleans a cell up before it looks for IPython syntax: leading blank lines
+    dropped, the common indentation removed (`textwrap.dedent`), a final newline ensured (where IPython is absent)."""
+    import textwrap
+
+    lines = _lines(source)
+    first = next((index for index, line in enumerate(lines) if not line.isspace()), len(lines))
+    return textwrap.dedent("".join(lines[first:]))
+
+
+def _lines(source):
+    return (source if source.endswith("\n") else source + "\n").splitlines(keepends=True)
+
+
+def _compiles(source):
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an invalid escape warns again when the cell is run
+            compile(source, "<cell>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def translate(source, budget=None):
+    """The cell as plain Python, as IPython's TransformerManager rewrites it (`transform_cell`): its clean-up steps
+    (blank lines, indentation, pasted prompts; each one pass over the cell), then, unless that is plain Python already,
+    its passes, each rewriting one command, bounded: a cell being rewritten holds at most MAX_TRANSLATED_CHARS, takes
+    at most MAX_PASSES passes, and every pass is paid for from `budget` (a fresh `Budget` when None).
+
+    Without IPython a plain cell is `normalised` and any other raises IPythonMissing; over a bound, TooMuchIPython."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
-        try:
-            compile(source, "<cell>", "exec")
-        except SyntaxError:
-            raise IPythonMissing(
-                "노트북 셀에 IPython 문법(%, !)이 있어 IPython이 필요합니다: `pip install ipython` 후 다시 실행하세요."
-            ) from None
-        return source
-    return TransformerManager().transform_cell(source)
+        plain = normalised(source)
+        if _compiles(plain):
+            return plain
+        raise IPythonMissing(
+            "노트북 셀에 IPython 문법(%, !)이 있어 IPython이 필요합니다: `pip install ipython` 후 다시 실행하세요."
+        ) from None
+    manager = TransformerManager()
+    lines = _lines(source)
+    for transform in manager.cleanup_transforms + manager.line_transforms:
+        lines = transform(lines)
+    text = "".join(lines)
+    if _compiles(text):  # no IPython syntax left: its passes would find nothing (each one tokenizes the whole cell)
+        return text
+    budget = budget if budget is not None else Budget()
+    for _ in range(MAX_PASSES):  # TransformerManager.do_token_transforms, bounded
+        budget.spend(len(text))
+        changed, lines = manager.do_one_token_transform(lines)
+        if not changed:
+            return "".join(lines)
+        text = "".join(lines)
+        if len(text) > MAX_TRANSLATED_CHARS:
+            break
+    raise TooMuchIPython(TOO_MUCH)
 
 
 class SkippingShell:

@@ -7,6 +7,9 @@ A notebook is read as Jupyter runs it: every code cell the student wrote or adde
 cells and cells without nbgrader metadata), in order, each translated from IPython syntax; the
 read-only demo and test cells are left out. Each cell is compiled on its own, so an error names the
 cell and the line the student sees.
+
+A notebook exported as a `.py` file (Colab's "Download .py", `jupyter nbconvert --to python`, a `# %%` script) is read
+the same way (`script_source`): its cells, the course's left out, each under a header naming its first line in the file.
 """
 import contextlib
 import contextvars
@@ -25,7 +28,15 @@ MAX_SUBMISSION_BYTES = 5 * 1024 * 1024  # a `.py` file, or the code of a noteboo
 MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # a whole `.ipynb`: Jupyter and Colab save every cell's output (plots) in it
 PY_FILE = "transformer.py"
 CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
-CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+)\]$", re.MULTILINE)
+SCRIPT_CELL_HEADER = "# %% [selfcheck: transformer.py:{line}]"  # a cell of an exported notebook, from its line {line}
+CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+|transformer\.py:\d+)\]$", re.MULTILINE)
+MAX_CELLS = 2000  # code cells of a notebook, cells of an exported notebook
+TOO_MANY_CELLS = (f"노트북의 셀이 너무 많습니다 (최대 {MAX_CELLS:,}개). 쓰지 않는 셀을 지우거나 합친 뒤 다시 "
+                  "저장해 제출해 주세요.")
+EXPORTED = ("이 .py 파일은 노트북을 내보낸 파일(Colab의 .py 다운로드, nbconvert, `# %%` 스크립트)로 알아보고 노트북과 "
+            "똑같이 채점했습니다: 코드 셀을 위에서부터 차례로 실행하고, 강의가 넣은 데모 셀, 자가 점검 준비 셀, 검사 "
+            "셀은 실행하지 않았습니다. 오류 위치는 `transformer.py 12번째 줄`처럼 나오며, 줄 번호는 제출한 .py 파일의 "
+            "줄 번호입니다.")
 # The course's functions and classes by the chapter whose TODOs ask for them; a later chapter ships them written
 # (given code), so an error inside one is located at the student's line that called it.
 WRITTEN_IN = {
@@ -42,6 +53,11 @@ ALWAYS_GIVEN = ("TrainState",)  # shipped written in chapter 12, where it is fir
 # saved by an editor that drops cell metadata) is still read as the student ran it.
 DEMO_MARK = "# [데모] 실행만 하고 고치지 마세요 (위 답안 셀의 코드를 부릅니다)"
 COURSE_CELL = re.compile(r"# (@title 자가 점검 준비|\[데모\]|\[\d+(\.\d+)?점, (공개|숨겨진) 검사)")
+COURSE_CELL_LINE = re.compile("^" + COURSE_CELL.pattern, re.MULTILINE)  # in an exported notebook, a course cell's start
+# Where an exporter starts a cell: nbconvert's `# In[ ]:` / `# In[12]:`, a percent script's `# %%` (Jupytext, VS Code,
+# Spyder; `# %% [markdown]` starts a text cell).
+EXPORT_MARKER = re.compile(r"^(# In\[[ \d]*\]:|# ?%%(?![^ \t\n\[]).*)[ \t]*$", re.MULTILINE)
+TEXT_MARKER = re.compile(r"^# ?%%.*\[(markdown|md|raw)\]")
 _GIVEN = contextvars.ContextVar("given", default=frozenset())
 
 
@@ -64,12 +80,19 @@ def read_source(path):
         raise SubmissionError("제출 파일이 UTF-8 텍스트가 아닙니다. 파일을 UTF-8로 다시 저장해 주세요.") from None
     if not text.strip():
         raise SubmissionError("제출 파일이 비어 있습니다(내용이 없거나 공백뿐입니다). 코드를 저장한 뒤 다시 제출해 주세요.")
-    if path.suffix == ".ipynb":
-        source = notebook_source(text)
-        if len(source.encode("utf-8")) > MAX_SUBMISSION_BYTES:
-            raise SubmissionError(f"노트북의 코드 셀이 너무 깁니다 (최대 {MAX_SUBMISSION_BYTES:,} 바이트).")
-        return source
-    return text
+    budget = ipython.Budget()  # one per submission, over all of its cells
+    try:
+        if path.suffix == ".ipynb":
+            source = notebook_source(text, budget)
+        elif COURSE_CELL_LINE.search(text):
+            source = script_source(text, budget)
+        else:
+            return text
+    except ipython.IPythonMissing as error:  # TooMuchIPython too
+        raise SubmissionError(str(error)) from None
+    if len(source.encode("utf-8")) > MAX_SUBMISSION_BYTES:
+        raise SubmissionError(f"노트북의 코드 셀이 너무 깁니다 (최대 {MAX_SUBMISSION_BYTES:,} 바이트).")
+    return source
 
 
 def _decoded(data, notebook):
@@ -98,9 +121,10 @@ def too_big(name, size):
     return f"제출 파일이 너무 큽니다 ({size:,} 바이트, 최대 {limit:,})."
 
 
-def notebook_source(text):
+def notebook_source(text, budget=None):
     """The student's code cells as one source: each cell under a `# %% [selfcheck: 코드 셀 N]` header, where N
-    counts the notebook's code cells from the top (read-only demo and test cells count but are left out)."""
+    counts the notebook's code cells from the top (read-only demo and test cells count but are left out). `budget`
+    bounds the IPython rewrites (`ipython.Budget`, one per submission)."""
     try:
         notebook = json.loads(text)
     except json.JSONDecodeError as error:
@@ -109,14 +133,143 @@ def notebook_source(text):
         cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
     except (KeyError, TypeError, AttributeError):
         raise SubmissionError(NOT_NOTEBOOK.format(why="Jupyter 노트북의 셀 목록(cells)이 없습니다")) from None
+    if len(cells) > MAX_CELLS:
+        raise SubmissionError(TOO_MANY_CELLS)
     written = [(number, cell) for number, cell in enumerate(cells, 1) if _written_by_student(cell)]
     if not written:
         raise SubmissionError("노트북에 코드 셀이 없습니다.")
+    budget = budget if budget is not None else ipython.Budget()
+    return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell), budget)}".rstrip("\n")
+                     + "\n" for number, cell in written)
+
+
+def script_source(text, budget=None):
+    """A notebook exported as a `.py` file, read as the notebook is: its cells the student wrote, in order, each under
+    a `# %% [selfcheck: transformer.py:L]` header (L: the cell's first line in the file) and translated from IPython
+    syntax; the course's cells left out. `text` as it is when no cell is the course's (a plain `.py` file).
+
+    Cells start at the exporter's markers (`EXPORT_MARKER`) when every course cell starts at one. Colab's download
+    has none: there a cell starts at a course cell's first line (`COURSE_CELL_LINE`), at a cell magic (`%%`) and after
+    a text cell (Colab writes each markdown cell as a string on its own, `_text_cells`), and a check cell ends at its
+    last line (`_course_end`)."""
+    lines = _file_lines(text)
+    cells = _marked_cells(lines) if _marked(lines) else _colab_cells(lines)
+    if len(cells) > MAX_CELLS:
+        raise SubmissionError(TOO_MANY_CELLS)
+    if not any(course for _, _, course in cells):
+        return text
+    budget = budget if budget is not None else ipython.Budget()
+    written = []
+    for first, cell, course in cells:
+        skipped = next((index for index, line in enumerate(cell) if not line.isspace()), len(cell))
+        code = "".join(cell[skipped:])
+        if course or all(not line.strip() or line.lstrip().startswith("#") for line in cell):
+            continue  # the course's, or comments only (an exporter's header, a text cell written as comments)
+        written.append(f"{SCRIPT_CELL_HEADER.format(line=first + skipped)}\n{ipython.translate(code, budget)}"
+                       .rstrip("\n") + "\n")
+    if not written:
+        raise SubmissionError("노트북에 코드 셀이 없습니다.")
+    return "\n".join(written)
+
+
+def _file_lines(text):
+    """The lines of `text` as Python counts them (`\\n`, `\\r\\n`, `\\r`; not the other breaks `splitlines` knows),
+    each ending in `\\n` but perhaps the last."""
+    parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _marked(lines):
+    """Whether the file has exporter's markers and every course cell's first line comes right after one (a `# %%`
+    line the student wrote in a Colab notebook marks nothing)."""
+    marked = after_marker = False
+    for line in lines:
+        if EXPORT_MARKER.match(line):
+            marked = after_marker = True
+        elif COURSE_CELL.match(line) and not after_marker:
+            return False
+        elif line.strip():
+            after_marker = False
+    return marked
+
+
+def _marked_cells(lines):
+    """[(first line number, lines, is the course's)]: the cells of an export with markers (nbconvert, `# %%`); what
+    comes before the first marker is a cell too, a percent script's text cells are left out."""
+    cells, first, current, text = [], 1, [], False
+    for number, line in enumerate(lines, 1):
+        if EXPORT_MARKER.match(line):
+            if not text:
+                cells.append((first, current))
+            first, current, text = number + 1, [], bool(TEXT_MARKER.match(line))
+        else:
+            current.append(line)
+    if not text:
+        cells.append((first, current))
+    return [(first, cell, bool(COURSE_CELL.match("".join(cell).lstrip()))) for first, cell in cells]
+
+
+def _colab_cells(lines):
+    """[(first line number, lines, is the course's)]: the cells of Colab's download, which marks none (see
+    `script_source`)."""
+    texts, inside = _text_cells(lines)
+    cells, current, course = [], None, None
+    number = 1
+    while number <= len(lines):
+        if number in texts:  # a text cell: left out, the code after it is a cell of its own
+            current, number = None, texts[number] + 1
+            continue
+        line = lines[number - 1]
+        starts = number not in inside and (COURSE_CELL.match(line) or line.startswith("%%"))
+        if starts or current is None:
+            course = COURSE_CELL.match(line) if number not in inside else None
+            current = (number, [], bool(course))
+            cells.append(current)
+        current[1].append(line)
+        if course and _course_end(course, line):
+            current, course = None, None
+        number += 1
+    return cells
+
+
+def _course_end(course, line):
+    """Whether `line` is the last of a course cell that starts with `course` (a COURSE_CELL match): a hidden check
+    cell is its first line, a visible one ends at its `verify(...)`, the self-check's setup at `del _prepare_selfcheck`;
+    the demo runs to the next text cell."""
+    kind = course.group(1)
+    if "숨겨진 검사" in kind:
+        return True
+    if "공개 검사" in kind:
+        return line.startswith("verify(")
+    return kind.startswith("@title") and line.startswith("del _prepare_selfcheck")
+
+
+def _text_cells(lines):
+    """({first line: last line} of each top-level statement that is a string alone, as Colab writes a text cell;
+    the line numbers inside multi-line strings), read with `tokenize`. A line of IPython syntax (`!pip install`,
+    `%time`) reads as `pass`; a file that stops tokenizing is read up to there."""
+    masked = (line if line.count('"""') or line.count("'''") or not line.lstrip().startswith(("!", "%"))
+              else line[:len(line) - len(line.lstrip())] + "pass\n" for line in lines)
+    texts, inside, statement, previous = {}, set(), None, tokenize.NEWLINE
     try:
-        return "\n".join(f"{CELL_HEADER.format(number=number)}\n{ipython.translate(_cell_text(cell))}".rstrip("\n") + "\n"
-                         for number, cell in written)
-    except ipython.IPythonMissing as error:
-        raise SubmissionError(str(error)) from None
+        for token in tokenize.generate_tokens(iter(masked).__next__):
+            kind, (row, column), (end_row, _) = token.type, token.start, token.end
+            if kind == tokenize.STRING:
+                inside.update(range(row + 1, end_row + 1))
+            if kind in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                continue
+            if previous in (tokenize.NEWLINE, tokenize.ENDMARKER) or statement is not None:
+                if kind == tokenize.STRING and (statement is not None or column == 0):
+                    statement = statement or row
+                elif kind == tokenize.NEWLINE and statement is not None:
+                    texts[statement] = end_row
+                    statement = None
+                else:
+                    statement = None
+            previous = kind
+    except (tokenize.TokenError, SyntaxError):  # IndentationError too: what was read stands
+        pass
+    return texts, inside
 
 
 CUT_SHORT = ("노트북 파일(.ipynb)이 중간에서 잘려 있습니다(저장이나 업로드가 끝나기 전에 멈춘 것 같습니다). "
@@ -157,11 +310,18 @@ def _cell_text(cell):
 
 
 def units(source):
-    """[(file name, code)]: a notebook source's cells (named `코드 셀 N`), or the whole `.py` source."""
+    """[(file name, code)]: a notebook source's cells (named `코드 셀 N`), an exported notebook's cells (each named
+    `transformer.py`, its code pushed down to its own lines of the file), or the whole `.py` source."""
     pieces = CELL_LINE.split(source)
     if len(pieces) == 1:
         return [(PY_FILE, source)]
-    return [(name, code.removeprefix("\n")) for name, code in zip(pieces[1::2], pieces[2::2])]
+    cells = []
+    for name, code in zip(pieces[1::2], pieces[2::2]):
+        code = code.removeprefix("\n")
+        if name.startswith(f"{PY_FILE}:"):
+            name, code = PY_FILE, "\n" * (int(name.partition(":")[2]) - 1) + code
+        cells.append((name, code))
+    return cells
 
 
 def module_from_source(source, name="submission", notes=None, stops=None):
@@ -171,7 +331,8 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     raises ends the run, (its exception, the names that cell and the ones below define, the cell) is appended to `stops`, and
     the module keeps what the cells before it (and the cell itself, up to the error) defined. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and
     so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`); a notebook's cells
-    also have Jupyter's `display` without an import.
+    also have Jupyter's `display` without an import. An exported notebook (`script_source`) runs as a notebook does,
+    its cells all named `transformer.py` (each on its own lines of the file), and the note `EXPORTED` comes first.
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
@@ -180,18 +341,30 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     shell = ipython.SkippingShell(module.__dict__, notes)
     module.get_ipython = lambda: shell
     cells = units(source)
-    if cells[0][0] != PY_FILE:
+    notebook = bool(CELL_LINE.search(source))
+    if notebook:
         module.display = ipython.display  # a builtin of every notebook; a `.py` file must import it, as in Python
+    if notebook and cells[0][0] == PY_FILE:
+        notes.append(EXPORTED)
+    shown = {}
     for index, (filename, code) in enumerate(cells):
-        linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+        shown[filename] = _merged(shown.get(filename, []), code.splitlines(keepends=True))
+        linecache.cache[filename] = (len(code), None, shown[filename], filename)
         try:
             exec(compile(code, filename, "exec"), module.__dict__)
         except BaseException as error:  # SystemExit and KeyboardInterrupt stop a cell too
-            if stops is None or filename == PY_FILE:
+            if stops is None or not notebook:
                 raise
             stops.append((error, defined_names(code for _, code in cells[index:]), filename))
             break
     return module
+
+
+def _merged(shown, lines):
+    """The lines a traceback shows for a file whose cells run one after another (an exported notebook's, each on its
+    own lines): those of `lines`, and where it has a blank line, the line shown so far."""
+    merged = [line if line.strip() or index >= len(shown) else shown[index] for index, line in enumerate(lines)]
+    return merged + shown[len(lines):]
 
 
 def top_level_line(error, filename):
