@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: demo test test-fast lint build check pictures setup clean
+.PHONY: demo test test-fast test-exhaustive test-all lint build check pictures setup clean
 
 setup: $(STAMP)
 
@@ -26,12 +26,20 @@ demo: $(STAMP)
 PYTEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
+# The suite, with the properties repeated over every chapter or fixture on a sample that takes every code path.
 test: lint
-	$(PYTEST)
+	$(PYTEST) -m "not exhaustive"
 
 # Everything but the end-to-end tests marked slow (nbgrader runs, many processes); one chapter: pytest -m ch02.
 test-fast: lint
-	$(PYTEST) -m "not slow"
+	$(PYTEST) -m "not slow and not exhaustive"
+
+# The repetitions `make test` samples: the other chapters and fixtures (CI runs it after `make test`).
+test-exhaustive: $(STAMP)
+	$(PYTEST) -m exhaustive
+
+test-all: lint
+	$(PYTEST)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

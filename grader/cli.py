@@ -8,6 +8,9 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
 
     build = commands.add_parser("build", help="regenerate exercises/, release/ and reference outputs from solutions/")
+    build.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                       help="build only these chapters, e.g. 05 or 05_embeddings (default: all; a leftover file in a "
+                            "shared folder is found by a whole build only)")
     build.add_argument("--check", action="store_true", help="write nothing; fail if a generated file is out of date")
     build.add_argument("--no-release", action="store_true", help="skip nbgrader generate_assignment (faster)")
 
@@ -52,9 +55,15 @@ def main(argv=None):
 
 def _dispatch(args):
     if args.command == "build":
+        from grader import chapters
         from grader.publish.generated import run
 
-        return run(check=args.check, release=not args.no_release)
+        try:
+            only = [chapters.find(name).id for name in args.chapters] or None
+        except chapters.UnknownChapter as error:
+            print(error, file=sys.stderr)
+            return 2
+        return run(check=args.check, release=not args.no_release, only=only)
     if args.command == "check":
         return _check(args)
     if args.command == "grade":

@@ -3,6 +3,9 @@
 Every generated file is computed in memory first; then either written (stale files removed) or,
 with `--check`, compared with what is on disk, naming every file that differs. Reference data is
 compared by number within its dtype's tolerance (`drift`), so a build on another CPU rewrites nothing.
+`build 05` (or `build 05 07`) builds those chapters only: their references, exercise folder, nbgrader source and
+release, and the shared files they ship (`exercises/_selfcheck`); a file left over in a shared folder is found by a
+whole build only. CI runs the whole `build --check`.
 """
 import sys
 
@@ -22,13 +25,15 @@ def reference_document(chapter):
     return references.generate(probe, chapter.module.read_text(encoding="utf-8"), note, chapter.checks.model_code)
 
 
-def generate(with_release=True):
-    """{absolute path: bytes} of every generated file."""
+def generate(with_release=True, only=None):
+    """{absolute path: bytes} of every generated file (of the chapters whose ids are in `only`, when given)."""
     files, nbgrader_sources = {}, {}
     weights = copymodel.document()
     trained.provide(weights)  # the references of chapters 13 on decode with these weights, not an older file's
     files[paths.CHECKS / trained.FILE] = shipping.dump_json(weights)
     for chapter in chapters.all_chapters():
+        if only is not None and chapter.id not in only:
+            continue
         document = reference_document(chapter)
         files[chapter.reference_file] = shipping.dump_json(document)
         package = {relative: _kept(paths.EXERCISES / shipping.exercise_path(chapter, relative), data)
@@ -73,10 +78,20 @@ def _remove_empty_folders(folder, directories):
         folder = folder.parent
 
 
-def run(check=False, release=True):
-    """Write the generated files (or, with check, report drift); return the exit status."""
-    files = generate(with_release=release)
-    directories = [d for d in GENERATED_DIRS if release or d != paths.RELEASE]
+def _chapter_directories(only, release):
+    """Where the generated files of the chapters `only` (ids) live, apart from the shared ones."""
+    roots = [paths.EXERCISES, paths.NBGRADER_SOURCE, *([paths.RELEASE] if release else [])]
+    return [root / chapter_id for chapter_id in only for root in roots]
+
+
+def run(check=False, release=True, only=None):
+    """Write the generated files (or, with check, report drift); return the exit status. `only`: chapter ids to build
+    (default: every chapter)."""
+    files = generate(with_release=release, only=only)
+    if only is None:
+        directories = [d for d in GENERATED_DIRS if release or d != paths.RELEASE]
+    else:
+        directories = _chapter_directories(only, release)
     changed = sorted(p for p, data in files.items() if not drift.unchanged(p, data))
     stale = sorted(set(_on_disk(directories)) - set(files))
     if check:

@@ -110,9 +110,20 @@ class ChapterUnderTest:
 CHAPTERS = [ChapterUnderTest(chapter_id) for chapter_id in IDS]
 
 
-def each_chapter():
-    """pytest parameters: one per chapter, marked with its marker (`pytest -m ch02`)."""
-    return [pytest.param(chapter, id=chapter.marker, marks=getattr(pytest.mark, chapter.marker)) for chapter in CHAPTERS]
+# One chapter of each kind of probe, for properties whose code path is the same in every chapter once each kind is
+# tried (a function, a module built from seeded weights, training with the trained copy model, figures read as data):
+# `make test` runs such a property on these; `make test-exhaustive` on the other chapters.
+SAMPLE_CHAPTERS = ("01_attention", "03_multihead", "12_training", "14_attention_maps")
+
+
+def each_chapter(sampled=False):
+    """pytest parameters: one per chapter, marked with its marker (`pytest -m ch02`); with `sampled`, the chapters
+    outside SAMPLE_CHAPTERS are also marked `exhaustive`."""
+    def marks(chapter):
+        extra = [pytest.mark.exhaustive] if sampled and chapter.id not in SAMPLE_CHAPTERS else []
+        return [getattr(pytest.mark, chapter.marker), *extra]
+
+    return [pytest.param(chapter, id=chapter.marker, marks=marks(chapter)) for chapter in CHAPTERS]
 
 
 def each_fixture(kind="bugs"):

@@ -5,13 +5,13 @@
 3. the notebook's test cells (`verify(chapter, check, globals())`, only the check's own cases),
 4. `test_visible.py` under pytest in a copy of the student folder (which calls `verify` too).
 
-(1) and (3) are compared in process on every fixture (every check on the solution, the stub and a sample of fixtures
-that fails and passes every check, `fast_sample`; on the other fixtures the checks grading failed), (2) on that sample
-(`make test-fast` compares only the sample, all three ways; (2) judges the visible checks on the visible cases as (3)
-does, check by check, so (1) = (3) on every fixture is where a fixture's own verdicts are tried); the subprocess form of (1) on three submissions per chapter (the
-solution, the stub, a fixture that passes some checks and fails others), which `grade` reads as three kinds of
-input (a notebook in an LMS zip, a .py file, a notebook in an nbgrader submitted/ tree), and (4) on the fixture
-that passes some checks and fails others (both verdict forms in one run).
+(1) and (3) are compared in process on the solution, the stub and a sample of fixtures that fails and passes every
+check (`fast_sample`), (2) on that sample too; on every other fixture (`make test-exhaustive`) (1) and (3) on the
+checks grading failed ((2) judges the visible checks on the visible cases as (3) does, check by check). The
+subprocess form of (1) on three submissions per chapter (the solution, the stub, a fixture that passes some checks and
+fails others), which `grade` reads as three kinds of input (a notebook in an LMS zip, a .py file, a notebook in an
+nbgrader submitted/ tree), and (4) on the fixture that passes some checks and fails others (both verdict forms in one
+run): in `make test` on one chapter of each kind (`SAMPLE_CHAPTERS`), the other chapters in `make test-exhaustive`.
 """
 import json
 import re
@@ -63,7 +63,7 @@ def _submissions():
             marks = [getattr(pytest.mark, chapter.marker)]
             sampled = path.parent == chapter.solution.parent or path == chapter.stub or path.stem in sample
             if not sampled:
-                marks.append(pytest.mark.slow)
+                marks += [pytest.mark.slow, pytest.mark.exhaustive]
             params.append(pytest.param(chapter, path, sampled, id=f"{chapter.marker}-{path.parent.name}-{path.stem}",
                                        marks=marks))
     return params
@@ -233,7 +233,7 @@ def _failure_message(failure):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 @pytest.mark.parametrize("name", ["solution", "stub", "mixed"])
 def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, name, subprocess_outcomes):
     """`python -m grader grade` (and test_visible.py under pytest in a student's folder, for the mixed fixture) give the
@@ -247,7 +247,7 @@ def test_test_visible_py_and_grade_command_agree_with_the_self_check(chapter, na
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 def test_grader_check_passes_the_solution(chapter, subprocess_outcomes):
     """`python -m grader check NN FILE` passes every visible check of the solution: exit 0, the visible total, no
     traceback (the stub's Korean verdict is the grade run's, above; `check` without FILE: test_checks_ch01_cli)."""
@@ -259,7 +259,7 @@ def test_grader_check_passes_the_solution(chapter, subprocess_outcomes):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 def test_grade_writes_a_feedback_page_per_student_and_the_class_report(chapter, subprocess_outcomes):
     """`grade` on an LMS zip, a .py file and a submitted/ tree finds the three students and writes their pages."""
     assert subprocess_outcomes[("pages", chapter.id)] == ["mixed", "solution", "stub"]

@@ -117,7 +117,7 @@ def runs(request, tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 def test_the_solution_alone_passes_every_visible_check_as_grade_scores_it(chapter, runs):
     run = runs[chapter.id, "solution"]
     visible = {check.name: (round(check.points, 2), "") for check in chapter.contract.checks if check.visible}
@@ -125,7 +125,7 @@ def test_the_solution_alone_passes_every_visible_check_as_grade_scores_it(chapte
     assert run["graded"] == visible
 
 
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 def test_a_mutant_alone_gets_the_score_and_korean_messages_grade_gives(chapter, runs):
     """Same score, same first Korean message, and indeed the same verdict for every visible check."""
     run = runs[chapter.id, "mutant"]
@@ -137,7 +137,7 @@ def test_a_mutant_alone_gets_the_score_and_korean_messages_grade_gives(chapter, 
     assert alone == graded
 
 
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 @pytest.mark.parametrize("answer", ANSWERS)
 def test_the_setup_cell_unpacked_the_checks_and_wrote_nothing_beside_the_notebook(chapter, answer, runs):
     """The kernel found no `selfcheck` until the setup cell unpacked one into a temporary folder of its own; the
@@ -153,7 +153,7 @@ def test_each_notebook_unpacked_its_own_copy(runs):
     assert len(set(origins)) == len(origins), origins
 
 
-@pytest.mark.parametrize("chapter", each_chapter())
+@pytest.mark.parametrize("chapter", each_chapter(sampled=True))
 def test_the_setup_cell_is_locked_ungraded_and_carries_visible_checks_only(chapter):
     """The setup cell is read-only and not graded (so the grader never runs it as student code); its package is
     exactly the chapter's shipped files: its own `selfcheck/` (references of the visible cases only) and the shared

@@ -26,7 +26,8 @@ def test_committed_generated_files_are_up_to_date(generated, monkeypatch, capsys
 @pytest.mark.slow
 def test_check_names_every_drifted_file(tmp_path):
     """--check exits non-zero and names an edited generated file, a stale file and an edited source's outputs; a build
-    repairs the copy (two builds in all: each computes every chapter's references)."""
+    repairs the copy. Both on chapter 01 alone (`build 01`: its references, folders and release; the whole build runs
+    the same comparison, in process, in test_committed_generated_files_are_up_to_date); an unknown chapter is refused."""
     repo = copy_repo(tmp_path)
     stub = repo / "exercises/01_attention/transformer.py"
     stub.write_text(stub.read_text() + "\n# edited by hand\n")
@@ -35,14 +36,16 @@ def test_check_names_every_drifted_file(tmp_path):
     notebook.write_text(notebook.read_text().replace("attention", "attentio", 1))
     demo = repo / "solutions/01_attention/demo.py"  # a *source*: reported through the files it generates
     demo.write_text(demo.read_text() + "print()\n")
-    done = run([PYTHON, "-m", "grader", "build", "--check"], cwd=repo)
+    unknown = run([PYTHON, "-m", "grader", "build", "--check", "99"], cwd=repo)
+    assert unknown.returncode == 2 and "unknown chapter '99'" in unknown.stderr
+    done = run([PYTHON, "-m", "grader", "build", "--check", "01"], cwd=repo)
     assert done.returncode != 0
     for name in ("exercises/01_attention/transformer.py", "release/01_attention/leftover.txt",
                  "release/01_attention/01_attention.ipynb", "exercises/01_attention/demo.py"):
         assert name in done.stderr
     # A build repairs the copy (without the release, nbgrader's part, which the check above read).
     (repo / "exercises/01_attention/leftover.txt").write_text("not generated")
-    assert run([PYTHON, "-m", "grader", "build", "--no-release"], cwd=repo).returncode == 0
+    assert run([PYTHON, "-m", "grader", "build", "--no-release", "01"], cwd=repo).returncode == 0
     assert not (repo / "exercises/01_attention/leftover.txt").exists()
     assert "edited by hand" not in stub.read_text()
     assert "print()" in (repo / "exercises/01_attention/demo.py").read_text().splitlines()[-1]
