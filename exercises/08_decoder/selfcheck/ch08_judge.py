@@ -84,8 +84,8 @@ BUGS = {
     "self.src_attn(x, memory, memory, src_mask). target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 납니다.",
     "memory_residual": "source attention 부분층의 잔차에 memory를 더했습니다(x + memory, memory + …, "
     "self.sublayer[1](memory, …)처럼). 잔차 연결은 부분층의 입력 x를 더합니다: SublayerConnection이 "
-    "x + dropout(sublayer(norm(x)))를 계산하므로 x = self.sublayer[1](x, lambda x: self.src_attn(x, m, m, src_mask))처럼 "
-    "x를 넘기고, memory는 lambda 안에서 key와 value로만 쓰세요. target과 memory의 길이가 다르면 더할 수 없어 오류가 납니다.",
+    "x + dropout(sublayer(norm(x)))를 계산하므로 self.sublayer[1]에는 x를 넘기고, memory는 lambda 안에서 "
+    "src_attn의 key와 value로만 쓰세요. target과 memory의 길이가 다르면 더할 수 없어 오류가 납니다.",
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "

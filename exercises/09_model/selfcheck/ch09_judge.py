@@ -47,8 +47,8 @@ BUGS = {
     "source-attention에는 src_mask, decoder의 self-attention에는 tgt_mask를 씁니다. decode(memory, src_mask, tgt, "
     "tgt_mask)와 decoder(x, memory, src_mask, tgt_mask)의 인자 순서를 확인하세요.",
     "encode_target": "forward가 source(src)가 아니라 target(tgt)을 encode했습니다(self.encode(tgt, …)). encoder는 "
-    "source 문장을 읽어 memory를 만들고, decoder가 그 memory를 보며 target을 처리합니다: "
-    "self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask).",
+    "source 문장을 읽어 memory를 만들고, decoder가 그 memory를 보며 target을 처리합니다. encode에는 src와 src_mask를 "
+    "넘기고, decode에는 그 memory와 tgt를 넘기세요.",
     "forward_generator": "forward가 generator까지 적용해 로그 확률을 돌려줍니다. 원문의 forward는 decoder의 출력 "
     "(batch, tgt 길이, d_model)을 돌려주고, generator는 손실을 계산할 때 따로 부릅니다.",
     "shared_attention": "decoder 층의 self-attention과 source-attention이 MultiHeadedAttention 하나를 함께 씁니다 "

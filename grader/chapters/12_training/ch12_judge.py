@@ -54,11 +54,11 @@ BUGS = {
     "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
     "전해지지 않습니다. generator의 출력에서 손실까지 계산 그래프를 끊지 마세요(.detach(), .data, torch.no_grad() 없이).",
     "forward_masks_swapped": "model.forward에 src_mask와 tgt_mask를 바꿔 넘겼습니다. EncoderDecoder.forward는 "
-    "(src, tgt, src_mask, tgt_mask) 순서로 받습니다: model.forward(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask).",
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
     "forward_inputs_swapped": "model.forward에 src와 tgt를 바꿔 넘겼습니다. EncoderDecoder.forward는 "
-    "(src, tgt, src_mask, tgt_mask) 순서로 받습니다: model.forward(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask).",
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
     "forward_args": "model.forward에 batch의 값을 제자리에 넘기지 않았습니다. EncoderDecoder.forward는 "
-    "(src, tgt, src_mask, tgt_mask) 순서로 받습니다: model.forward(batch.src, batch.tgt, batch.src_mask, batch.tgt_mask).",
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
     "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다.",
     "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다. 모델 출력, batch.tgt_y, batch.ntokens로 batch마다 한 번 "
     "부르세요.",
