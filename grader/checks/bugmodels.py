@@ -164,6 +164,10 @@ class BugModels:
             labels = [label for label, count in zip(labels, counts) if count == max(counts)]
         return labels[0] if labels else None
 
+    def shown(self, evidence, case):
+        """The labels the student's result (or exception) on `case` shows (the check must declare `case` in reads=)."""
+        return self._shown(evidence, case)
+
     def _shown(self, evidence, case):
         """The labels the student's result on `case` shows (the check must declare `case` in reads=)."""
         trace = evidence.trace(case)

@@ -8,6 +8,7 @@ attentions ("bug models") with the same seeded weights, inputs and RNG seed as t
 matching the student's numbers or exception.
 """
 import functools
+import itertools
 import math
 
 import torch
@@ -28,9 +29,6 @@ BUGS = {
     "정의하고 __init__에서 super().__init__()을 부르세요.",
     "clones_shared": "clones의 복사본들이 같은 가중치를 함께 씁니다. [module] * N이나 copy.copy(얕은 복사)는 같은 parameter를 "
     "N번 담습니다. copy.deepcopy(module)로 N개를 따로 만들어 nn.ModuleList로 묶으세요.",
-    "clones_original": "clones가 넘겨받은 module 자체를 복사본 가운데 하나로 담았습니다. 그 층은 원본 module과 같은 "
-    "parameter를 쓰므로, 원본을 다른 곳에서 쓰거나 바꾸면 함께 바뀝니다. module을 copy.deepcopy로 N번 복사해 "
-    "nn.ModuleList로 묶으세요.",
     "clones_list": "clones가 nn.ModuleList가 아닌 list를 돌려줍니다. 그냥 list에 담긴 층은 모듈에 등록되지 않아 "
     "parameters()와 state_dict()에 나오지 않고 학습되지 않습니다. nn.ModuleList([...])로 감싸 돌려주세요.",
     "clones_container": "clones는 nn.ModuleList를 돌려줘야 합니다.",
@@ -78,6 +76,15 @@ BUGS = {
     "projection_shifted": "query, key, value를 self.linears[1:](linears[1], [2], [3])로 투영했습니다. 그러면 value와 출력 "
     "투영이 같은 층 linears[3]을 씁니다. query, key, value에는 linears[0], [1], [2]를, 출력에는 linears[-1]을 쓰세요: "
     "zip(self.linears, (query, key, value)).",
+    "projections_swapped": "query, key, value, 출력 투영에 네 선형층을 다른 순서로 썼습니다(query와 key의 층을 바꿨거나, "
+    "출력 투영 층 linears[3]을 입력 투영에 썼습니다). 네 층의 역할은 정해져 있습니다: linears[0], [1], [2]를 각각 query, "
+    "key, value에, linears[3](= linears[-1])을 출력에 쓰세요: zip(self.linears, (query, key, value)).",
+    "projection_reused": "네 선형층 가운데 하나를 두 번 쓰고 하나는 쓰지 않았습니다(출력 투영 층 linears[3]을 입력 투영에도 "
+    "썼거나, 한 입력 투영 층을 다른 입력에도 썼습니다). linears[0], [1], [2]를 각각 query, key, value에, "
+    "linears[3](= linears[-1])을 출력에 한 번씩 쓰세요: zip(self.linears, (query, key, value)).",
+    "inputs_swapped": "query, key, value 입력을 다른 자리에 넣었습니다(key와 value를 바꿨거나 query와 key를 바꿨습니다). "
+    "query = key = value인 self-attention에서는 드러나지 않고, 셋이 다른 cross-attention에서 값이 달라집니다. "
+    "linears[0], [1], [2]를 각각 query, key, value에 적용하세요: zip(self.linears, (query, key, value)).",
     "softmax_axis": "softmax를 마지막 축(dim=-1, key 축)이 아닌 축(dim=-2 등)에서 구했습니다. query(행)마다 key들에 대한 "
     "가중치의 합이 1이어야 합니다: scores.softmax(dim=-1). 1장의 attention 함수를 그대로 부르면 됩니다.",
     "gradients": "출력은 맞지만 parameter의 기울기가 기준과 다릅니다. 계산 중간에 detach()나 torch.no_grad()를 쓰지 않았는지 "
@@ -160,7 +167,8 @@ def output_problem(evidence, case, output):
 # ----------------------------------------------------------------------------- checks
 
 def clones_deep_copies(evidence):
-    """clones(module, N) returns an nn.ModuleList of N deep copies: equal at first, sharing nothing."""
+    """clones(module, N) returns an nn.ModuleList of N copies equal at first, sharing nothing (deep copies; the module
+    passed in may be one of them)."""
     case = "clones"
     trace = evidence.trace(case)
     if "error" in trace:
@@ -174,8 +182,8 @@ def clones_deep_copies(evidence):
     copies = trace["copies"]
     if trace["shared_between_copies"] or any(c["shares_with_original"] and not c["is_original"] for c in copies):
         return Verdict.fail(_about(case, BUGS["clones_shared"]))
-    if any(c["is_original"] for c in copies):  # the copies share nothing, but one of them is the module passed in
-        return Verdict.fail(_about(case, BUGS["clones_original"]))
+    # One of the copies may be the module passed in ([module] + N - 1 deep copies): the course never uses that module
+    # again (each clones gets a module built for it), so nothing is shared and the class works the same.
     if not all(c["same_values"] for c in copies):
         return Verdict.fail(_about(case, BUGS["clones_fresh"]))
     if trace["type"] != "ModuleList":

@@ -60,6 +60,13 @@ BUGS = {
     "1/10000^(2i/d_model)을 쓰세요.",
     "pe_cos_exponent": "홀수 열(cos)의 주파수를 그 열 번호 2i+1로 계산했습니다. 같은 주파수의 sin과 cos가 짝을 이루므로 "
     "2i번 열(sin)과 2i+1번 열(cos)은 같은 주파수 1/10000^(2i/d_model)을 써야 합니다: 지수에는 짝의 짝수 번호 2i가 들어갑니다.",
+    "pe_integer": "pe 표를 정수 dtype(torch.long 등)으로 만들어서 sin·cos 값을 넣을 때 0 쪽으로 잘려 거의 모두 0이 "
+    "되었습니다(정확히 1인 cos(0) 자리만 1로 남습니다). pe 표는 실수(float32) 텐서여야 합니다: "
+    "torch.zeros(max_len, d_model)처럼 dtype 없이 만들고, dtype=torch.long이나 정수 텐서(arange 결과)의 dtype을 "
+    "물려받지 마세요.",
+    "pe_positions_normalised": "위치 pos를 max_len 등으로 나눠 0~1 사이로 정규화했습니다. 각도는 pos · div_term이고 "
+    "pos는 0, 1, 2, … 정수 위치 그대로 씁니다. 나누면 열마다 거의 돌지 않아 위치끼리 잘 구별되지 않고, 같은 위치의 "
+    "값이 max_len에 따라 달라집니다.",
     "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
     "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
     "position_not_column": "pe 표를 만들다가 모양이 맞지 않아 오류가 났습니다: 위치 position(max_len개)과 주파수 "

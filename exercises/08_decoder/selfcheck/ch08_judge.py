@@ -82,6 +82,10 @@ BUGS = {
     "src_attn_tgt_mask": "source attention에 src_mask 대신 tgt_mask를 넘겼습니다(self-attention과 같은 mask). source "
     "attention의 key는 memory이므로 memory의 padding을 가리는 src_mask((batch, 1, S))를 넘기세요: "
     "self.src_attn(x, memory, memory, src_mask). target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 납니다.",
+    "memory_residual": "source attention 부분층의 잔차에 memory를 더했습니다(x + memory, memory + …, "
+    "self.sublayer[1](memory, …)처럼). 잔차 연결은 부분층의 입력 x를 더합니다: SublayerConnection이 "
+    "x + dropout(sublayer(norm(x)))를 계산하므로 self.sublayer[1]에는 x를 넘기고, memory는 lambda 안에서 "
+    "src_attn의 key와 value로만 쓰세요. target과 memory의 길이가 다르면 더할 수 없어 오류가 납니다.",
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "
@@ -236,11 +240,27 @@ def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`: what the recorded calls show first."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
+    confirmed = confirmed_model(evidence, case, error)
+    if confirmed:
+        return confirmed
     shown = calls_problem(evidence, case) if probe.CASES[case].kind == "forward" else None
     if shown and error["type"] != "NotImplementedError":
         return shown
     models = MODELS if probe.CASES[case].kind == "forward" else None
     return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
+
+
+def confirmed_model(evidence, case, error):
+    """Korean: the bug of a model that raises the student's exception on `case` and also reproduces the student's
+    output on the tie-break case (memory and target of one length, where these mistakes run), or None. Both at once
+    outweigh what the calls show: a call record cannot tell a normalised memory from a normalised x
+    (self.sublayer[1](memory, lambda m: self.src_attn(x, m, m, src_mask)) looks like the memory ignored)."""
+    if probe.CASES[case].kind != "forward" or case in TIE_BREAK or not all(map(evidence.may_read, TIE_BREAK)):
+        return None
+    found = MODELS.matching(evidence, case, error=error)
+    shown = {label for other in TIE_BREAK for label in MODELS.shown(evidence, other)}
+    confirmed = [label for label in found if label in shown]
+    return MODELS.explain(evidence, case, confirmed) if confirmed else None
 
 
 def output_problem(evidence, case, output):

@@ -151,6 +151,30 @@ def call(module, method, inputs, train, seed):
         return None, {"error": describe_exception(error)}
 
 
+PARTS = ("src_embed", "tgt_embed", "encoder", "decoder")  # the EncoderDecoder's parts whose arguments are recorded
+CALL_INPUTS = {"forward": ("src", "tgt", "src_mask", "tgt_mask"), "train": ("src", "tgt", "src_mask", "tgt_mask")}
+
+
+def watch_parts(module, inputs, names):
+    """Hooks that record which of the call's `inputs` (by identity, as `names`) each of the model's parts in PARTS
+    received first ({"src_embed": ["src"], "encoder": ["other", "src_mask"], …}; "other" for another tensor): the
+    record and the hooks' handles."""
+    seen, handles = {}, []
+
+    def origin(value):
+        found = next((name for name, given in zip(names, inputs) if value is given), None)
+        return found or ("other" if isinstance(value, torch.Tensor) else type(value).__name__)
+
+    for part in PARTS:
+        sub = getattr(module, part, None)
+        if isinstance(sub, torch.nn.Module):
+            def hook(_, args, kwargs, part=part):
+                seen.setdefault(part, [origin(value) for value in args]
+                                + [f"{key}={origin(value)}" for key, value in sorted(kwargs.items())])
+            handles.append(sub.register_forward_pre_hook(hook, with_kwargs=True))
+    return seen, handles
+
+
 def kept_weights(module, path=SOURCE_ATTENTION):
     """The attention weights the module keeps at `path` after a forward (encoded), or missing."""
     value = module
@@ -314,7 +338,13 @@ def run_model_case(namespace, name, stand_in=False):
         return failed
     trace = {"structure": structure(model)}
     trace["load"] = load_parameters(model, case.seed)
-    output, failed = call(model, METHODS[case.kind], make_inputs(name), case.kind == "train", case.seed)
+    inputs = make_inputs(name)
+    parts, handles = watch_parts(model, inputs, CALL_INPUTS[case.kind]) if case.kind in CALL_INPUTS else (None, ())
+    output, failed = call(model, METHODS[case.kind], inputs, case.kind == "train", case.seed)
+    for handle in handles:
+        handle.remove()
+    if parts is not None:
+        trace["parts"] = parts
     if failed:
         return {**trace, **failed}
     trace["result"] = encode(output)

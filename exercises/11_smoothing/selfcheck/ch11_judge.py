@@ -66,6 +66,13 @@ BUGS = {
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
     "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
+    "scatter_index_shape": "scatter_에 넘긴 index의 모양이 틀렸습니다. scatter_(1, index, confidence)는 i번 행의 "
+    "index[i][0]번 열에 값을 넣으므로, 행마다 정답 열 하나를 고르려면 index가 (토큰 수, 1) 모양이어야 합니다: "
+    "target.unsqueeze(1). unsqueeze(0)의 (1, 토큰 수)는 0번 행에만 값을 넣고, unsqueeze 없이 1차원 target을 넘기면 "
+    "오류가 납니다.",
+    "pad_rows_index": "index_fill_에 넘긴 행 번호가 1차원이 아닙니다. index_fill_(0, index, 0.0)의 index는 1차원(또는 "
+    "스칼라)이어야 합니다. torch.nonzero(target == padding_idx)는 (padding 행 수, 1) 모양이므로 .squeeze()로 1차원으로 "
+    "만들어 넘기세요(unsqueeze로 축을 더하면 안 됩니다).",
     "pad_rows_dim": "target이 padding인 행을 지운다면서 같은 번호의 열을 지웠습니다(index_fill_(1, …)). 행을 지우려면 "
     "index_fill_(0, …)입니다.",
     "criterion_probs": "KLDivLoss의 첫 인자는 로그 확률입니다. x는 이미 log_softmax의 결과(로그 확률)이므로 x.exp()나 "

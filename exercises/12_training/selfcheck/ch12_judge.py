@@ -54,6 +54,12 @@ BUGS = {
     "편 뒤 criterion에 넣으세요.",
     "loss_gradient": "SimpleLossCompute의 손실 값은 맞지만 backward의 기울기가 generator의 parameter에 기준대로 "
     "전해지지 않습니다. generator의 출력에서 손실까지 계산 그래프를 끊지 마세요(.detach(), .data, torch.no_grad() 없이).",
+    "forward_masks_swapped": "model.forward에 src_mask와 tgt_mask를 바꿔 넘겼습니다. EncoderDecoder.forward는 "
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
+    "forward_inputs_swapped": "model.forward에 src와 tgt를 바꿔 넘겼습니다. EncoderDecoder.forward는 "
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
+    "forward_args": "model.forward에 batch의 값을 제자리에 넘기지 않았습니다. EncoderDecoder.forward는 "
+    "(src, tgt, src_mask, tgt_mask) 순서로 받으니, batch에서 같은 이름의 값을 그 순서대로 넘기세요.",
     "not_pair": "run_epoch는 (토큰당 평균 손실, train_state) 두 값을 돌려줘야 합니다.",
     "loss_calls": "run_epoch가 batch마다 loss_compute를 한 번씩 부르지 않았습니다. 모델 출력, batch.tgt_y, batch.ntokens로 batch마다 한 번 "
     "부르세요.",
@@ -105,9 +111,43 @@ COUNTERS = ("step", "accum_step", "samples", "tokens")
 LOSS_RULES = [("view size is not compatible", "loss_view")]
 
 
+FORWARD_PARAMETERS = ("src", "tgt", "src_mask", "tgt_mask")  # EncoderDecoder.forward's, in order
+
+
+def forward_problem(evidence, case):
+    """Korean: the model's first forward call got other Batch fields than the reference's (masks or src and tgt
+    swapped, or another mix: shown on a visible case), or None (also when no forward call was recorded)."""
+    found = evidence.trace(case).get("forward")
+    expected = evidence.reference(case).get("forward")
+    if not found or not expected or found == expected:
+        return None
+
+    def given(call):
+        return {**dict(zip(FORWARD_PARAMETERS, call["args"])), **call["kwargs"]}
+
+    mine, want = given(found), given(expected)
+    if mine == want:
+        return None
+    swaps = {"forward_masks_swapped": ("src_mask", "tgt_mask"), "forward_inputs_swapped": ("src", "tgt")}
+    for bug, (a, b) in swaps.items():
+        if {**mine, a: mine.get(b), b: mine.get(a)} == want:
+            return BUGS[bug]
+    if not evidence.visible(case):
+        return BUGS["forward_args"]
+    shown = ", ".join(f"{name}=batch.{mine[name]}" if mine.get(name) in probe.FIELDS else f"{name}={mine.get(name)}"
+                      for name in FORWARD_PARAMETERS if name in mine)
+    return f"{BUGS['forward_args']} (넘긴 것: {shown})"
+
+
 def read(evidence, case):
-    """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
+    """The student's trace of `case`, or Finding with the diagnosis of the exception it raised (what the model's
+    forward received first: an exception inside the model usually comes from its arguments)."""
     if probe.CASES[case].kind != "loss":
+        trace = evidence.trace(case)
+        if "error" in trace and trace["error"]["type"] != "NotImplementedError":
+            problem = forward_problem(evidence, case)
+            if problem:
+                raise Finding(problem)
         return trace_or_finding(evidence, case, BUGS)
     trace = evidence.trace(case)
     if "error" not in trace:
@@ -315,7 +355,8 @@ def epoch_problem(evidence, case, returned=True):
     if not found["pair"] or found["state"] is None:
         return BUGS["not_pair"]
     spec = probe.CASES[case]
-    return (calls_problem(found, expected, returned) or steps_problem(found, expected, spec)
+    return (forward_problem(evidence, case) or calls_problem(found, expected, returned)
+            or steps_problem(found, expected, spec)
             or parameters_problem(found, expected) or (returned and returned_problem(found, expected)) or None)
 
 

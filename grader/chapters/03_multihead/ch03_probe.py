@@ -146,7 +146,7 @@ def clones_faulty(namespace):
         return True
     copies = trace["copies"]
     return trace["shared_between_copies"] or not all(
-        c["same_values"] and not (c["is_original"] or c["shares_with_original"]) for c in copies)
+        c["same_values"] and (c["is_original"] or not c["shares_with_original"]) for c in copies)
 
 
 def run_clones(namespace, case):

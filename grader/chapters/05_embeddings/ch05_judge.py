@@ -59,6 +59,13 @@ BUGS = {
     "1/10000^(2i/d_model)을 쓰세요.",
     "pe_cos_exponent": "홀수 열(cos)의 주파수를 그 열 번호 2i+1로 계산했습니다. 같은 주파수의 sin과 cos가 짝을 이루므로 "
     "2i번 열(sin)과 2i+1번 열(cos)은 같은 주파수 1/10000^(2i/d_model)을 써야 합니다: 지수에는 짝의 짝수 번호 2i가 들어갑니다.",
+    "pe_integer": "pe 표를 정수 dtype(torch.long 등)으로 만들어서 sin·cos 값을 넣을 때 0 쪽으로 잘려 거의 모두 0이 "
+    "되었습니다(정확히 1인 cos(0) 자리만 1로 남습니다). pe 표는 실수(float32) 텐서여야 합니다: "
+    "torch.zeros(max_len, d_model)처럼 dtype 없이 만들고, dtype=torch.long이나 정수 텐서(arange 결과)의 dtype을 "
+    "물려받지 마세요.",
+    "pe_positions_normalised": "위치 pos를 max_len 등으로 나눠 0~1 사이로 정규화했습니다. 각도는 pos · div_term이고 "
+    "pos는 0, 1, 2, … 정수 위치 그대로 씁니다. 나누면 열마다 거의 돌지 않아 위치끼리 잘 구별되지 않고, 같은 위치의 "
+    "값이 max_len에 따라 달라집니다.",
     "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
     "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
     "position_not_column": "pe 표를 만들다가 모양이 맞지 않아 오류가 났습니다: 위치 position(max_len개)과 주파수 "
@@ -98,20 +105,30 @@ SCALES = {"sqrt": (None, math.sqrt), "none": ("emb_no_scale", lambda d: 1.0),
           "d_model": ("emb_times_d_model", float), "divided": ("emb_divided", lambda d: 1 / math.sqrt(d))}
 TABLES = {"interleaved": None, "swapped": "pe_swapped", "concatenated": "pe_concatenated", "sign": "pe_div_sign",
           "none": "pe_not_added", "sin_only": "pe_one_function", "cos_only": "pe_one_function",
-          "cos_own_exponent": "pe_cos_exponent"}
+          "cos_own_exponent": "pe_cos_exponent", "integer": "pe_integer", "normalised": "pe_positions_normalised",
+          "normalised_linspace": "pe_positions_normalised"}
 # "in_eval": F.dropout(x, p) without training=, which drops in eval mode too (a model of eval cases only: in train mode
 # it is the solution's own dropout); "twice": dropout(dropout(x + pe)); "before_and_after": dropout(dropout(x) + pe).
 PLACES = {"after_add": None, "none": "dropout_missing", "on_pe": "dropout_on_pe", "before_add": "dropout_before_add",
           "in_eval": "dropout_in_eval", "twice": "dropout_twice", "before_and_after": "dropout_twice"}
 
 
-def pe_rows(length, d_model, table="interleaved"):
-    """The first `length` rows of a positional-encoding table built the `table` way, (length, d_model)."""
+def pe_rows(length, d_model, table="interleaved", max_len=5000):
+    """The first `length` rows of a positional-encoding table of `max_len` rows built the `table` way,
+    (length, d_model). "integer": the table made as an integer tensor (torch.long), so each sin and cos is truncated
+    towards 0; "normalised": positions divided by max_len ("normalised_linspace": linspace(0, 1, max_len))."""
     if table == "none":
         return torch.zeros(length, d_model)
+    if table == "integer":
+        return pe_rows(length, d_model, max_len=max_len).trunc()
     exponent = torch.arange(0, d_model, 2) * (math.log(10000.0) / d_model)
     frequency = torch.exp(exponent if table == "sign" else -exponent)
-    angle = torch.arange(length).unsqueeze(1) * frequency
+    position = torch.arange(length).unsqueeze(1)
+    if table == "normalised":
+        position = position / max_len
+    elif table == "normalised_linspace":
+        position = torch.linspace(0, 1, max_len)[:length].unsqueeze(1)
+    angle = position * frequency
     sin, cos = torch.sin(angle), torch.cos(angle)
     if table == "cos_own_exponent":  # column 2i+1 at its own index: 1/10000^((2i+1)/d_model)
         odd = torch.exp(-torch.arange(1, d_model, 2) * (math.log(10000.0) / d_model))
@@ -125,7 +142,7 @@ def pe_rows(length, d_model, table="interleaved"):
 def positional(spec, x, table, place):
     """PositionalEncoding's forward with one way of building the table and one place for dropout."""
     dropout = torch.nn.Dropout(spec.dropout).train(spec.train or place == "in_eval")
-    rows = pe_rows(x.size(1), spec.d_model, table).unsqueeze(0)
+    rows = pe_rows(x.size(1), spec.d_model, table, spec.max_len or 5000).unsqueeze(0)
     if place == "on_pe":
         return x + dropout(rows)
     if place == "before_add":

@@ -39,6 +39,12 @@ BUGS = {
     "나오므로, layer.size 크기의 LayerNorm을 만들어 두고, 모든 층을 지난 뒤의 출력에 적용해 돌려주세요.",
     "mask_not_passed": "self-attention에 mask를 넘기지 않았습니다. 그러면 padding 토큰도 어텐션을 받아, padding의 값이 "
     "다른 토큰의 출력을 바꿉니다. lambda x: self.self_attn(x, x, x, mask)처럼 mask를 넘기세요.",
+    "mask_shape": "self-attention에 padding mask의 모양을 바꿔 넘겼습니다(mask.unsqueeze(1)처럼). mask는 forward가 받은 "
+    "(batch, 1, 길이) 그대로 넘기세요. MultiHeadedAttention이 head 축을 위해 mask.unsqueeze(1)을 스스로 하므로, 밖에서 축을 "
+    "더하거나 빼면 점수(batch, h, 길이, 길이)와 모양이 맞지 않습니다.",
+    "loop_mask_shape": "Encoder가 층에 넘기는 mask의 모양을 바꿨습니다(mask.unsqueeze(1)처럼). 각 층에는 forward가 받은 "
+    "(batch, 1, 길이) mask를 그대로 넘기세요. MultiHeadedAttention이 head 축을 위해 mask.unsqueeze(1)을 스스로 하므로, "
+    "밖에서 축을 더하거나 빼면 점수(batch, h, 길이, 길이)와 모양이 맞지 않습니다.",
     "loop_mask_not_passed": "Encoder가 층을 부를 때 mask를 넘기지 않았습니다(layer(x, None)처럼). 그러면 "
     "층의 self-attention이 padding 토큰에도 가중치를 줍니다. Encoder의 for 루프에서 "
     "각 층을 부를 때 forward가 받은 mask를 두 번째 인자로 그대로 넘기세요.",
@@ -86,8 +92,13 @@ BUGS = {
 }
 
 ATTN_MISSING = BUGS["attn_missing"]
+# The function handed to a SublayerConnection called wrongly: not a one-argument function (`lambda: …`,
+# `lambda x, mask: …`, the attention itself), or the attention or feed-forward called with the wrong arguments.
 RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable", "sublayer_function"),
-         ("missing 2 required positional arguments", "sublayer_function")]
+         ("missing 2 required positional arguments", "sublayer_function"), ("<lambda>() takes", "sublayer_function"),
+         ("<lambda>() missing", "sublayer_function"), ("MultiHeadedAttention.forward() missing", "sublayer_function"),
+         ("MultiHeadedAttention.forward() takes", "sublayer_function"),
+         ("PositionwiseFeedForward.forward() takes", "sublayer_function")]
 
 # ----------------------------------------------------------------------------- bug models
 ### BEGIN BUG MODELS
@@ -220,7 +231,7 @@ MODELS = BugModels("ch07", same=same_output, bugs=BUGS)
 
 # A layer mistake seen in an Encoder run of the student's own layers, which passed their own checks: what the
 # Encoder's loop handed the layers caused it, so it is named there.
-LOOP_BUGS = {"mask_not_passed": "loop_mask_not_passed"}
+LOOP_BUGS = {"mask_not_passed": "loop_mask_not_passed", "mask_shape": "loop_mask_shape"}
 
 
 def in_loop(case, bug):
@@ -343,12 +354,29 @@ def calls_problem(evidence, case):
     return BUGS[bug] if bug else None
 
 
+def mask_shape_problem(evidence, case, error=None):
+    """Korean: a self-attention call received a mask of another shape than the padding mask the forward was given
+    (mask.unsqueeze(1): the attention adds the head axis itself), named where the shape changed (the layer, or the
+    Encoder's loop), or None. On a visible case the two shapes are shown."""
+    if probe.CASES[case].kind != "forward":
+        return None
+    given = list(evidence.inputs(case)[1].shape)
+    for call in evidence.trace(case).get("calls") or ():
+        mask = call.get("mask") if call["kind"] == "MultiHeadedAttention" else None
+        if isinstance(mask, dict) and "shape" in mask and mask["shape"] != given:
+            text = BUGS[in_loop(case, "mask_shape")]
+            if evidence.visible(case):
+                text += f" (self-attention이 받은 mask: {tuple(mask['shape'])}, forward가 받은 mask: {tuple(given)})"
+            return text
+    return None
+
+
 def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
     models = MODELS if probe.CASES[case].kind == "forward" else None
-    return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
+    return explain_error(evidence, case, error, BUGS, rules=RULES, models=models, fallback=mask_shape_problem)
 
 
 def dropout_rates(evidence, case, output, expected):
@@ -363,7 +391,7 @@ def output_problem(evidence, case, output):
     problem = module_judge.output_problem(evidence, case, output, MODELS, values=dropout_rates)
     if problem in MODEL_FIRST:
         return problem
-    return problem and (calls_problem(evidence, case) or problem)
+    return problem and (mask_shape_problem(evidence, case) or calls_problem(evidence, case) or problem)
 
 
 # Mistakes the recorded calls cannot tell from another (they show what each part received, not whether a

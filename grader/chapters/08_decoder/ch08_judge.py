@@ -81,6 +81,10 @@ BUGS = {
     "src_attn_tgt_mask": "source attention에 src_mask 대신 tgt_mask를 넘겼습니다(self-attention과 같은 mask). source "
     "attention의 key는 memory이므로 memory의 padding을 가리는 src_mask((batch, 1, S))를 넘기세요: "
     "self.src_attn(x, memory, memory, src_mask). target과 memory의 길이가 다르면 mask의 모양이 맞지 않아 오류가 납니다.",
+    "memory_residual": "source attention 부분층의 잔차에 memory를 더했습니다(x + memory, memory + …, "
+    "self.sublayer[1](memory, …)처럼). 잔차 연결은 부분층의 입력 x를 더합니다: SublayerConnection이 "
+    "x + dropout(sublayer(norm(x)))를 계산하므로 self.sublayer[1]에는 x를 넘기고, memory는 lambda 안에서 "
+    "src_attn의 key와 value로만 쓰세요. target과 memory의 길이가 다르면 더할 수 없어 오류가 납니다.",
     "double_residual": "잔차를 두 번 더했습니다(x + self.sublayer[i](x, …)). SublayerConnection이 이미 x + "
     "dropout(sublayer(norm(x)))로 잔차를 더해 돌려주므로, 그 결과를 그대로 쓰세요: x = self.sublayer[i](x, …).",
     "x_memory_swapped": "Decoder가 층을 부를 때 x와 memory의 자리를 바꿨습니다(layer(memory, x, …)). DecoderLayer의 "
@@ -128,6 +132,13 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
     "double_residual": "double_residual",
     "double_residual_ff": "double_residual",
     "attn_modules_swapped": "attn_modules_swapped",
+    # the source attention's residual adds the memory: as the residual (m + dropout(src_attn(norm(x), m, m)), or
+    # self.sublayer[1](m, lambda m: self.src_attn(x, m, m, src_mask))), or on top of x (self.sublayer[1](x, …) + m,
+    # self.sublayer[1](x + m, …))
+    "memory_residual": "memory_residual",
+    "memory_residual_sublayer": "memory_residual",
+    "memory_added": "memory_residual",
+    "memory_added_input": "memory_residual",
 }
 
 
@@ -193,13 +204,29 @@ def decoder_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
 
     x = _sublayer(spec, f"{prefix}sublayer.0.", x, lambda y: _attention(spec, f"{prefix}{selfs}", y, y, y, self_mask),
                   twice)
-    x = _sublayer(spec, f"{prefix}sublayer.1.", x, source, twice)
+    x = source_sublayer(spec, prefix, x, memory, source, source_mask, bug, twice)
     if bug == "no_feed_forward":
         return x
     if bug == "plain_feed_forward":
         return _feed_forward(spec, f"{prefix}feed_forward.", x)
     return _sublayer(spec, f"{prefix}sublayer.2.", x, lambda y: _feed_forward(spec, f"{prefix}feed_forward.", y),
                      twice or bug == "double_residual_ff")
+
+
+def source_sublayer(spec, prefix, x, memory, source, source_mask, bug, twice):
+    """The source attention's sublayer (sublayer[1]) around `source`, its residual the solution's or with the memory
+    added (`bug`: memory_residual, memory_residual_sublayer, memory_added, memory_added_input)."""
+    where = f"{prefix}sublayer.1."
+    if bug == "memory_residual":  # m + dropout(src_attn(norm(x), m, m, src_mask))
+        return memory + _dropout(spec, source(_norm(spec, f"{where}norm.", x)))
+    if bug == "memory_residual_sublayer":  # self.sublayer[1](m, lambda m: self.src_attn(x, m, m, src_mask))
+        normed = _norm(spec, f"{where}norm.", memory)
+        return memory + _dropout(spec, _attention(spec, f"{prefix}src_attn.", x, normed, normed, source_mask))
+    if bug == "memory_added":  # self.sublayer[1](x, …) + m
+        return _sublayer(spec, where, x, source) + memory
+    if bug == "memory_added_input":  # self.sublayer[1](x + m, …)
+        return _sublayer(spec, where, x + memory, source)
+    return _sublayer(spec, where, x, source, twice)
 
 
 def double_layer(spec, prefix, x, memory, src_mask, tgt_mask, bug="right"):
@@ -379,11 +406,27 @@ def error_diagnosis(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`: what the recorded calls show first."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
+    confirmed = confirmed_model(evidence, case, error)
+    if confirmed:
+        return confirmed
     shown = calls_problem(evidence, case) if probe.CASES[case].kind == "forward" else None
     if shown and error["type"] != "NotImplementedError":
         return shown
     models = MODELS if probe.CASES[case].kind == "forward" else None
     return explain_error(evidence, case, error, BUGS, rules=RULES, models=models)
+
+
+def confirmed_model(evidence, case, error):
+    """Korean: the bug of a model that raises the student's exception on `case` and also reproduces the student's
+    output on the tie-break case (memory and target of one length, where these mistakes run), or None. Both at once
+    outweigh what the calls show: a call record cannot tell a normalised memory from a normalised x
+    (self.sublayer[1](memory, lambda m: self.src_attn(x, m, m, src_mask)) looks like the memory ignored)."""
+    if probe.CASES[case].kind != "forward" or case in TIE_BREAK or not all(map(evidence.may_read, TIE_BREAK)):
+        return None
+    found = MODELS.matching(evidence, case, error=error)
+    shown = {label for other in TIE_BREAK for label in MODELS.shown(evidence, other)}
+    confirmed = [label for label in found if label in shown]
+    return MODELS.explain(evidence, case, confirmed) if confirmed else None
 
 
 def output_problem(evidence, case, output):

@@ -45,6 +45,9 @@ BUGS = {
     "masks_swapped": "src_mask와 tgt_mask가 자리를 바꿔 쓰였습니다. encoder의 self-attention과 decoder의 "
     "source-attention에는 src_mask, decoder의 self-attention에는 tgt_mask를 씁니다. decode(memory, src_mask, tgt, "
     "tgt_mask)와 decoder(x, memory, src_mask, tgt_mask)의 인자 순서를 확인하세요.",
+    "encode_target": "forward가 source(src)가 아니라 target(tgt)을 encode했습니다(self.encode(tgt, …)). encoder는 "
+    "source 문장을 읽어 memory를 만들고, decoder가 그 memory를 보며 target을 처리합니다. encode에는 src와 src_mask를 "
+    "넘기고, decode에는 그 memory와 tgt를 넘기세요.",
     "forward_generator": "forward가 generator까지 적용해 로그 확률을 돌려줍니다. 원문의 forward는 decoder의 출력 "
     "(batch, tgt 길이, d_model)을 돌려주고, generator는 손실을 계산할 때 따로 부릅니다.",
     "shared_attention": "decoder 층의 self-attention과 source-attention이 MultiHeadedAttention 하나를 함께 씁니다 "
@@ -350,10 +353,22 @@ TIE_BREAK = ("decode",)  # src length = tgt length: tells apart mask mistakes th
 
 
 def error_diagnosis(evidence, case, error):
-    """A Korean diagnosis of an exception the student's code raised on `case`."""
+    """A Korean diagnosis of an exception the student's code raised on `case`: what the model's parts received
+    first (an exception inside the model usually comes from its arguments)."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    return explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
+    shown = parts_problem(evidence, case) if error["type"] != "NotImplementedError" else None
+    return shown or explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
+
+
+def parts_problem(evidence, case):
+    """Korean: what the model's parts received on a forward call against the reference's (`ch09_probe.watch_parts`):
+    the source embedding given the target (encode(tgt, …)), or None."""
+    found = evidence.trace(case).get("parts") or {}
+    expected = evidence.reference(case).get("parts") or {}
+    if found.get("src_embed") != expected.get("src_embed") and (found.get("src_embed") or [None])[0] == "tgt":
+        return BUGS["encode_target"]
+    return None
 
 
 def layer_counts(found):
@@ -423,6 +438,8 @@ def output_problem(evidence, case, output):
     problem = module_judge.output_problem(evidence, case, output, MODELS, like_input=False)
     if problem is not None and accepted(evidence, case, output):
         return None
+    if problem is not None:
+        problem = parts_problem(evidence, case) or problem
     if problem == module_judge.VALUES_DIFFER and probe.CASES[case].kind == "train":
         return dropout_problem(evidence, case, evidence.trace(case)["structure"]) or problem
     return problem

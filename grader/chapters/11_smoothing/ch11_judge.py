@@ -65,6 +65,13 @@ BUGS = {
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
     "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
+    "scatter_index_shape": "scatter_에 넘긴 index의 모양이 틀렸습니다. scatter_(1, index, confidence)는 i번 행의 "
+    "index[i][0]번 열에 값을 넣으므로, 행마다 정답 열 하나를 고르려면 index가 (토큰 수, 1) 모양이어야 합니다: "
+    "target.unsqueeze(1). unsqueeze(0)의 (1, 토큰 수)는 0번 행에만 값을 넣고, unsqueeze 없이 1차원 target을 넘기면 "
+    "오류가 납니다.",
+    "pad_rows_index": "index_fill_에 넘긴 행 번호가 1차원이 아닙니다. index_fill_(0, index, 0.0)의 index는 1차원(또는 "
+    "스칼라)이어야 합니다. torch.nonzero(target == padding_idx)는 (padding 행 수, 1) 모양이므로 .squeeze()로 1차원으로 "
+    "만들어 넘기세요(unsqueeze로 축을 더하면 안 됩니다).",
     "pad_rows_dim": "target이 padding인 행을 지운다면서 같은 번호의 열을 지웠습니다(index_fill_(1, …)). 행을 지우려면 "
     "index_fill_(0, …)입니다.",
     "criterion_probs": "KLDivLoss의 첫 인자는 로그 확률입니다. x는 이미 log_softmax의 결과(로그 확률)이므로 x.exp()나 "
@@ -128,25 +135,36 @@ RATE_EXPRESSIONS = {"model_precedence": "precedence", "step_precedence": "preced
 
 
 def smoothing_step(spec, x, target, way):
-    """The original forward with one step done another way: smoothing as the confidence, fill_ after scatter_, scatter_ along dim 0, the padding
-    rows' numbers zeroed as columns, or the loss taken on probabilities (x.exp())."""
+    """The original forward with one step done another way: smoothing as the confidence, fill_ after scatter_, scatter_
+    along dim 0 or with an index of another shape ((1, n): target.unsqueeze(0); (n,): target), the padding rows'
+    numbers zeroed as columns or given to index_fill_ as a 2-D index (nonzero() unsqueezed, or never squeezed), or the
+    loss taken on probabilities (x.exp())."""
     confidence, smoothing = 1.0 - spec.smoothing, spec.smoothing
     if way == "confidence_smoothing":
         confidence = smoothing
     dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
-    dist.scatter_(0 if way == "scatter_dim0" else 1, target.unsqueeze(1), confidence)
+    index = {"scatter_row": target.unsqueeze(0), "scatter_flat": target}.get(way, target.unsqueeze(1))
+    dist.scatter_(0 if way == "scatter_dim0" else 1, index, confidence)
     if way == "fill_after_scatter":
         dist.fill_(smoothing / (spec.size - 2))
     dist[:, spec.padding_idx] = 0
     rows = target != spec.padding_idx if way == "rows_inverted" else target == spec.padding_idx
-    dist.index_fill_(1 if way == "rows_as_columns" else 0, rows.nonzero().squeeze(-1), 0.0)
+    if way == "rows_index_column":  # nonzero() never squeezed: (rows, 1)
+        index = rows.nonzero()
+    elif way == "rows_index_unsqueezed":  # nonzero().squeeze().unsqueeze(1): 2-D, or an IndexError for one row
+        index = rows.nonzero().squeeze().unsqueeze(1)
+    else:
+        index = rows.nonzero().squeeze(-1)
+    dist.index_fill_(1 if way == "rows_as_columns" else 0, index, 0.0)
     loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum")
     return {"true_dist": dist, "loss": loss}
 
 
 SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatter": "fill_after_scatter", "scatter_dim0": "scatter_dim",
                    "rows_as_columns": "pad_rows_dim", "loss_on_probs": "criterion_probs",
-                   "rows_inverted": "pad_rows_inverted"}
+                   "rows_inverted": "pad_rows_inverted", "scatter_row": "scatter_index_shape",
+                   "scatter_flat": "scatter_index_shape", "rows_index_column": "pad_rows_index",
+                   "rows_index_unsqueezed": "pad_rows_index"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):

@@ -110,11 +110,13 @@ def run_case(namespace, name):
 
 
 def epoch_or_error(namespace, case, pairs, stand_in=False):
-    """record_epoch, or the exception it raised as plain data."""
+    """record_epoch, or the exception it raised as plain data (with the model's first forward call, when it was
+    made: which Batch fields it received)."""
+    forward = []
     try:
-        return record_epoch(namespace, case, pairs, stand_in)
+        return record_epoch(namespace, case, pairs, stand_in, forward)
     except BaseException as error:
-        return {"error": describe_exception(error)}
+        return {"error": describe_exception(error), **({"forward": forward[0]} if forward else {})}
 
 
 # ----------------------------------------------------------------------------- data_gen
@@ -330,9 +332,37 @@ def gradients_left(model):
     return float(sum(grads) ** 0.5) if grads else 0.0
 
 
-def setup(namespace, case, pairs, stand_in=False):
+FIELDS = ("src", "tgt", "src_mask", "tgt_mask", "tgt_y")  # the Batch fields a forward argument is named by
+
+
+def field_of(value, batches):
+    """Which Batch field `value` is (by identity, in any of `batches`): its name, "other" for another tensor, else
+    its type's name."""
+    for batch in batches:
+        for name in FIELDS:
+            if value is getattr(batch, name, None):
+                return name
+    return "other" if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+def watch_forward(model, batches, seen):
+    """Record in `seen` which Batch fields the model's first forward call received (by position and by keyword):
+    `model.forward(...)` and `model(...)` both go through the instance attribute."""
+    inner = model.forward
+
+    def forward(*args, **kwargs):
+        if not seen:
+            seen.append({"args": [field_of(value, batches) for value in args],
+                         "kwargs": {key: field_of(value, batches) for key, value in sorted(kwargs.items())}})
+        return inner(*args, **kwargs)
+
+    model.forward = forward
+
+
+def setup(namespace, case, pairs, stand_in=False, forward=None):
     """(model, batches, loss compute spy, optimizer, scheduler, counts) for a train/eval case; the spy wraps the
-    student's SimpleLossCompute, or the probe's `LossDouble` with `stand_in`."""
+    student's SimpleLossCompute, or the probe's `LossDouble` with `stand_in`. The model's first forward call is
+    recorded in the list `forward` (`watch_forward`)."""
     torch.manual_seed(case.seed)
     model = namespace.make_model(case.vocab, case.vocab, N=1, d_model=case.d_model, d_ff=case.d_ff, h=case.heads,
                                  dropout=0.0)
@@ -340,6 +370,7 @@ def setup(namespace, case, pairs, stand_in=False):
     model.load_state_dict(modules.seeded_weights(shapes, case.seed), strict=True)
     model.train(case.kind == "train")
     batches = [namespace.Batch(src, tgt, PAD) for src, tgt in pairs]
+    watch_forward(model, batches, [] if forward is None else forward)
     criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
     loss = LossDouble(model.generator) if stand_in else namespace.SimpleLossCompute(model.generator, criterion)
     events = []
@@ -367,10 +398,11 @@ def state_numbers(state):
     return numbers
 
 
-def record_epoch(namespace, case, pairs, stand_in=False):
+def record_epoch(namespace, case, pairs, stand_in=False, forward=None):
     """Run the student's run_epoch once on the case's batches (with the probe's loss compute if `stand_in`); what it
-    returned and what it did."""
-    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in)
+    returned and what it did (the model's first forward call kept in the list `forward` too)."""
+    forward = [] if forward is None else forward
+    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in, forward)
     before = fingerprint(model)
     mode = case.mode if case.kind == "train" else "eval"
     with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (초당 토큰) change from run to run
@@ -389,4 +421,5 @@ def record_epoch(namespace, case, pairs, stand_in=False):
         "parameters": fingerprint(model),
         "changed": fingerprint(model) != before,
         "gradients_left": gradients_left(model),
+        "forward": forward[0] if forward else None,
     }

@@ -24,8 +24,6 @@ EXPECTED = {
     "shared_clones": fails(90, {"clones_deep_copies"}, "clones_shared"),  # nn.ModuleList([module] * N)
     "shallow_copy": fails(90, {"clones_deep_copies"}, "clones_shared"),  # copy.copy(module)
     "shallow_clones_loop": fails(90, {"clones_deep_copies"}, "clones_shared"),  # [module for _ in range(N)]
-    # [module] + N - 1 deep copies: nothing shared between the copies, but one of them is the caller's module
-    "clones_original": fails(90, {"clones_deep_copies"}, "clones_original"),
     "plain_list": fails(90, {"clones_deep_copies"}, "clones_list"),  # [copy.deepcopy(module) for …]: nothing registered
     "split_transpose_axes": fails(20, FORWARD, "split_transpose_axes"),  # view(…, h, d_k).transpose(1, 3)
     "dropout_on_output": fails(83, TRAIN, "dropout_on_output"),  # self.dropout(self.linears[-1](x))
@@ -67,4 +65,9 @@ EXPECTED = {
     "projection_shared": fails(20, FORWARD, "projection_shared"),  # zip([self.linears[0]] * 3, (query, key, value))
     "projection_shifted": fails(20, FORWARD, "projection_shifted"),  # zip(self.linears[1:], (query, key, value))
     "inline_softmax_axis": fails(20, FORWARD, "softmax_axis"),  # attention written inline, scores.softmax(dim=-2)
+    # the four linears in another order: query and key's swapped; the output's linears[3] used for the query too
+    "projections_query_key_swapped": fails(20, FORWARD, "projections_swapped"),
+    "projection_output_as_query": fails(20, FORWARD, "projection_reused"),
+    # zip(self.linears, (query, value, key)): the inputs in another order, seen where key ≠ value
+    "inputs_key_value_swapped": fails(68, KEY_NOT_VALUE, "inputs_swapped"),
 }

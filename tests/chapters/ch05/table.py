@@ -64,4 +64,8 @@ EXPECTED = {
                              **dict.fromkeys(PE_OUTPUTS, "pe_scaled_input")),
     # pe built in float64 and never turned back: x + pe is float64 (the eval outputs judge the dtype)
     "pe_float64": fails(70, {"pe_eval", "hidden_pe"}, "pe_dtype"),
+    # torch.zeros(max_len, d_model, dtype=torch.long): each sin and cos truncated towards 0 as it is stored
+    "pe_integer": fails(50, PE_OUTPUTS, "pe_integer"),
+    # sin(position / max_len * div_term): positions normalised to 0..1
+    "pe_positions_normalised": fails(50, PE_OUTPUTS, "pe_positions_normalised"),
 }

@@ -73,4 +73,10 @@ EXPECTED = {
     # for layer in self.layers[1:]: with N=2 only layer 1 on the input, the numbers of layers_not_chained; the calls
     # recorded show which layers ran
     "first_layer_skipped": fails(55, ENCODER_OUTPUTS, "layers_skipped"),
+    # x = layer(x, mask.unsqueeze(1)) in the Encoder's loop: the layers pass their own checks, the masks they get do not
+    "loop_mask_unsqueezed": fails(55, ENCODER_OUTPUTS, "loop_mask_shape"),
+    # self.sublayer[0](x, lambda: self.self_attn(x, x, x, mask)): a function of no argument
+    "lambda_no_argument": fails(65, LAYER, "sublayer_function"),
+    # lambda x: self.self_attn(x, mask): query, key, value not all given
+    "attn_two_arguments": fails(65, LAYER, "sublayer_function"),
 }

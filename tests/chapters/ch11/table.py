@@ -69,4 +69,8 @@ EXPECTED = {
     "near_confidence_tenth_percent": Bug(55, dict.fromkeys(SMOOTHING, ())),
     # 1.001 * factor: 0.1 % high, ten times the judge's RTOL (the 5 % row misses RTOL loosened to 1e-2)
     "near_rate_tenth_percent": Bug(60, dict.fromkeys(RATES, ())),
+    # index_fill_(0, mask.squeeze().unsqueeze(1), 0.0): a 2-D index (an IndexError with one padding row)
+    "pad_rows_index_unsqueezed": fails(55, SMOOTHING, "pad_rows_index"),
+    # scatter_(1, target.unsqueeze(0), …): the index (1, n) puts every confidence in row 0
+    "scatter_unsqueeze_0": fails(55, SMOOTHING, "scatter_index_shape"),
 }

@@ -69,4 +69,6 @@ EXPECTED = {
     "near_eval_backward": fails(95, {"eval_mode"}, "eval_steps"),
     # if mode == "train": (no "train+log"): the accum case runs with mode="train+log" and nothing trains
     "near_train_log_ignored": fails(85, {"train_state", "accumulation"}, "train_log_ignored"),
+    # model.forward(batch.src, batch.tgt, batch.tgt_mask, batch.src_mask): named from the forward call's arguments
+    "forward_masks_swapped": fails(45, RUNS | {"train_state", "eval_mode"}, "forward_masks_swapped"),
 }
