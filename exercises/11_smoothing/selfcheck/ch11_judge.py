@@ -189,7 +189,16 @@ def step_zero_problem(evidence, case):
         return problem
     if math.isclose(zero, one, rel_tol=RTOL):
         return None
+    if _shifted(zero, one, evidence.reference(case)["values"]):
+        return BUGS["step_shifted"]
     return f"{BUGS['step_zero_value']} rate(0) = {zero:.6e}, rate(1) = {one:.6e}."
+
+
+def _shifted(zero, one, expected):
+    """Whether rate(0) is the right rate(1) while rate(1) is not: every step moved by one (step + 1), not step 0 alone."""
+    right_one = expected[1]
+    return (isinstance(right_one, float) and math.isclose(zero, right_one, rel_tol=RTOL)
+            and not math.isclose(one, right_one, rel_tol=RTOL))
 
 
 # ----------------------------------------------------------------------------- LabelSmoothing
