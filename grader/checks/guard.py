@@ -58,6 +58,10 @@ class Bound:
                 namespace[key] = self._bound(value)
         self.snapshot = tuple(self._take())
         self.real = tuple(self._real.items())
+        # The watched classes' names then: a name added to one (`torch.Tensor.tolist = …` shadows TensorBase's method
+        # for every tensor) replaces what the probe calls as surely as a name replaced.
+        self.class_names = tuple((where, namespace, frozenset(namespace))
+                                 for where, namespace in self._watched() if type(namespace) is not dict)
         self.fingerprint = _Fingerprint.of(self.snapshot)
 
     def private(self, module):
@@ -83,6 +87,17 @@ class Bound:
 
     def _take(self):
         """(where, name, owner namespace, the value then, its function parts then) for everything watched."""
+        for where, namespace in self._watched():
+            for key, value in list(namespace.items()):
+                if key not in IGNORED_NAMES:
+                    parts = tuple(getattr(value, part, None) for part in _FUNCTION_PARTS) \
+                        if isinstance(value, types.FunctionType) else ()
+                    yield where, key, namespace, value, parts
+
+    def _watched(self):
+        """(where, namespace) of every watched module (a dict) and class (its `__dict__` proxy), each once."""
+        if hasattr(self, "_watched_namespaces"):
+            return self._watched_namespaces
         watched = [(name, vars(module)) for name, module in self._real.items()]
         watched += [(f"{name}.{key}", value.__dict__) for name, module in self._real.items()
                     for key, value in list(vars(module).items())
@@ -92,12 +107,8 @@ class Bound:
             cls = getattr(sys.modules.get(module_name), class_name, None)
             if isinstance(cls, type):
                 watched.append((f"{module_name}.{class_name}", cls.__dict__))
-        for where, namespace in watched:
-            for key, value in list(namespace.items()):
-                if key not in IGNORED_NAMES:
-                    parts = tuple(getattr(value, part, None) for part in _FUNCTION_PARTS) \
-                        if isinstance(value, types.FunctionType) else ()
-                    yield where, key, namespace, value, parts
+        self._watched_namespaces = watched
+        return watched
 
 
 class _Fingerprint:
@@ -206,12 +217,16 @@ def changes(bound):
     modules = [f"grader module {name} replaced in sys.modules" for name, module in bound.real
                if sys.modules.get(name) is not module]
     suspects = range(len(bound.snapshot)) if bound.fingerprint is None else _suspects(bound.fingerprint)
-    found = []
+    found, written = [], set()
     for index in suspects:  # only these entries are touched: see the module's doc
         where, key, namespace, value, parts = bound.snapshot[index]
+        written.add(id(namespace))
         now = namespace.get(key, _GONE)
         if now is not value:
             found.append(f"{where}.{key} {'removed' if now is _GONE else 'replaced'}")
         elif parts and any(getattr(value, part, None) is not then for part, then in zip(_FUNCTION_PARTS, parts)):
             found.append(f"code of {where}.{key} replaced")
+    for where, namespace, names in bound.class_names:  # a class dict that was written: any name added?
+        if id(namespace) in written:
+            found += [f"{where}.{key} added" for key in namespace if key not in names and key not in IGNORED_NAMES]
     return found + modules

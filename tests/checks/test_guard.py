@@ -33,6 +33,8 @@ TAMPERINGS = {
     "code of grader.checks.guard._sample replaced": lambda patch: patch.setattr(guard._sample, "__defaults__", (2,)),
     "torch.Tensor.backward replaced": lambda patch: patch.setattr(torch.Tensor, "backward", _other_softmax),
     "grader.checks.ch01_probe.run_case removed": lambda patch: patch.delattr(ch01_probe, "run_case"),
+    # a name added to a watched class shadows what it inherits: TensorBase.tolist, for every tensor the probe reads
+    "torch.Tensor.tolist added": lambda patch: patch.setattr(torch.Tensor, "tolist", lambda self: [], raising=False),
 }
 
 
@@ -50,6 +52,21 @@ def test_each_tampering_gives_the_same_evidence_both_ways(line, monkeypatch):
     TAMPERINGS[line](monkeypatch)
     quick, slow = _evidence(bound)
     assert quick == slow and line in quick
+
+
+def test_an_honest_subclass_is_no_evidence():
+    """Defining a class of one's own (an nn.Module, a Tensor subclass) writes nothing into the watched classes."""
+    _, bound = guard.bind(ch01_probe)
+
+    class Twice(torch.nn.Module):
+        def forward(self, x):
+            return 2 * x
+
+    class Marked(torch.Tensor):
+        pass
+
+    Twice()(torch.ones(2).as_subclass(Marked)).tolist()
+    assert _evidence(bound) == ([], [])
 
 
 def test_a_write_of_the_same_value_is_no_evidence(monkeypatch):

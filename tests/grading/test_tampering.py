@@ -1,4 +1,5 @@
-"""The probe's word can't be bought: submissions that patch the probe, `modules`, `json`/`pickle`, hand back a
+"""The probe's word can't be bought: submissions that patch the probe, `modules`, `json`/`pickle`, shadow a tensor
+method in a subclass (`torch.Tensor.tolist = …`), hand back a
 duck-typed Figure or forge the result pipe (the solution's traces, `tests/sandbox/submissions.forger`), from a `.py`
 file and from a notebook cell before the answer cell, in chapters 09, 13 and 14."""
 import copy
@@ -74,6 +75,11 @@ class _Duck:
 def visualize_layer(*args):
     return _Duck(_drawn_layer(*args))
 '''
+SHADOWED = '''
+import torch
+torch.nn.Parameter.tolist = lambda self: [0.0] * self.numel()  # shadows TensorBase.tolist for every parameter
+torch.Tensor.tolist = lambda self: [0.0] * self.numel()
+'''
 FORGED = "샌드박스가 서명하지 않은 데이터"  # the runner's evidence for bytes it did not get from the child's last step
 
 
@@ -101,6 +107,7 @@ TAMPERED = {
         "forward_py": ("argmin", FAKE_FORWARD + FAKE_SERIALISERS, None, "json.dumps replaced"),
         "spy_cell": ("argmin", None, FAKE_SPY + FAKE_SERIALISERS, "Spy.on_generator replaced"),
         "forged_py": ("argmin", forged("13", "dup_close"), None, FORGED),
+        "shadowed_py": ("argmin", SHADOWED, None, "torch.Tensor.tolist added"),
     },
     "14": {
         "drawing_py": ("map_head_zero", FAKE_DRAWING, None, "grader.checks.ch14_probe.record_layer replaced"),
