@@ -63,6 +63,7 @@ class Bound:
         # for every tensor) replaces what the probe calls as surely as a name replaced.
         self.class_names = tuple((where, namespace, frozenset(namespace))
                                  for where, namespace in self._watched() if type(namespace) is not dict)
+        self.library_dirs = _library_dirs()
         self.fingerprint = _Fingerprint.of(self.snapshot)
 
     def private(self, module):
@@ -204,6 +205,37 @@ def _underlying_dict(proxy):
 
 
 _GONE = object()
+# Names a library rebinds itself when its own API is called: `torch.set_default_dtype` points `torch.Storage` at
+# another of torch's storage classes.
+LIBRARY_ALIASES = frozenset({("torch", "Storage")})
+
+
+def _library_dirs():
+    """{top package: its folder} of the watched libraries, read at bind time (before the student's code)."""
+    found = {}
+    for name in LIBRARY_MODULES:
+        top = name.partition(".")[0]
+        module = sys.modules.get(top)
+        path = getattr(module, "__file__", None)
+        if path and top != "builtins":
+            found[top] = path.rpartition("/")[0] + "/"
+    return found
+
+
+def _rebound_by_library(library_dirs, where, key, then, now):
+    """Whether a watched library's module name was rebound by that library's own code, not by the student's: torch
+    wraps `torch.manual_seed` in a wrapper of its own (`__wrapped__` the original, code in torch's folder) the first
+    time an optimizer steps or deterministic algorithms are asked for, and moves LIBRARY_ALIASES. Student code that
+    calls the library's API is not tampering."""
+    top = where.partition(".")[0]
+    folder = library_dirs.get(top)
+    if folder is None or where not in LIBRARY_MODULES or now is _GONE:
+        return False
+    if (where, key) in LIBRARY_ALIASES:
+        return isinstance(now, type) and now.__module__ == top and now.__name__.endswith(key)
+    code = getattr(now, "__code__", None)
+    return (isinstance(now, types.FunctionType) and getattr(now, "__wrapped__", None) is then
+            and code is not None and code.co_filename.startswith(folder))
 
 
 def bind(probe):
@@ -223,7 +255,7 @@ def changes(bound):
         where, key, namespace, value, parts = bound.snapshot[index]
         written.add(id(namespace))
         now = namespace.get(key, _GONE)
-        if now is not value:
+        if now is not value and not _rebound_by_library(bound.library_dirs, where, key, value, now):
             found.append(f"{where}.{key} {'removed' if now is _GONE else 'replaced'}")
         elif parts and any(getattr(value, part, None) is not then for part, then in zip(_FUNCTION_PARTS, parts)):
             found.append(f"code of {where}.{key} replaced")

@@ -9,7 +9,7 @@ def verify(chapter_id, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
     __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
     from . import references, tracks
-    from .framework import judge, torch_threads
+    from .framework import course_defaults, judge, torch_threads
     from .scoresheet import number
 
     declared = chapter(chapter_id)
@@ -17,7 +17,7 @@ def verify(chapter_id, check_name, namespace):
     track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
     if isinstance(namespace, dict):
         namespace = types.SimpleNamespace(**namespace)
-    with torch_threads(declared.budget.threads):  # the chapter's threads, as in the sandbox
+    with torch_threads(declared.budget.threads), course_defaults():  # the chapter's threads, as in the sandbox
         traces = {case: _run(declared.probe, namespace, case) for case in check.all_cases}
     (result,) = tracks.results_for(judge([check], declared.probe, {"traces": traces}, references.load(declared.id)), track)
     if not result.passed:

@@ -10,6 +10,7 @@ import sys
 
 from . import guard
 from .errortext import described
+from .framework import course_defaults
 from .loading import given_code, module_from_source, top_level_line
 from .messages import stopped_run
 from .tensors import describe_exception
@@ -51,7 +52,7 @@ def run(source, probe, case_names, bound):
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _finished({"load_error": describe_exception(error)}, notes, changes(bound))
     traces = {}
-    with given_code(probe):
+    with given_code(probe), course_defaults(notes):
         for name in case_names:
             try:
                 traces[name] = run_case(module, name)

@@ -1,5 +1,8 @@
 """The tamper guard's quick answer (watched dicts' version tags and functions' code pointers, read as raw memory) gives
 the same evidence as comparing every watched name: for each kind of tampering, and for an honest run (none)."""
+import json
+import os
+import subprocess
 import sys
 
 import pytest
@@ -7,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from grader.checks import ch01_probe, guard
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.checks
 QUICK_PYTHON = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
@@ -67,6 +71,36 @@ def test_an_honest_subclass_is_no_evidence():
 
     Twice()(torch.ones(2).as_subclass(Marked)).tolist()
     assert _evidence(bound) == ([], [])
+
+
+LIBRARY_CALLS = """
+import json, torch
+from grader.checks import ch01_probe, guard
+from tests.conftest import ROOT
+found = {}
+for name, call in [("optimizer", lambda: torch.optim.Adam([torch.nn.Parameter(torch.ones(1))]).step()),
+                   ("deterministic", lambda: torch.use_deterministic_algorithms(True)),
+                   ("default_dtype", lambda: torch.set_default_dtype(torch.float64))]:
+    _, bound = guard.bind(ch01_probe)
+    seed, storage = torch.manual_seed, torch.Storage
+    call()
+    rebound = [n for n, then in (("manual_seed", seed), ("Storage", storage)) if getattr(torch, n) is not then]
+    found[name] = (rebound, bound.private(guard).changes(bound))
+print(json.dumps(found))
+"""
+
+
+def test_calling_the_librarys_own_api_is_no_evidence():
+    """torch rebinds names of its own when its API is called (an optimizer's first step wraps `torch.manual_seed`,
+    `set_default_dtype` moves `torch.Storage`): a student who calls them has replaced nothing. In a fresh process,
+    where the rebinding happens under the guard's eyes."""
+    done = subprocess.run([sys.executable, "-c", LIBRARY_CALLS], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["optimizer"] == [["manual_seed"], []]
+    assert found["default_dtype"] == [["Storage"], []]
+    assert found["deterministic"][1] == []
 
 
 def test_a_write_of_the_same_value_is_no_evidence(monkeypatch):
