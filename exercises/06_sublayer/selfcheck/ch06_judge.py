@@ -4,7 +4,8 @@
 Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
 reference's, for freshly built modules (the initial a_2 = 1, b_2 = 0 show only there) and with
 seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std, the
-variance, eps elsewhere, statistics over another axis or every axis or without keepdim, a_2 and b_2 swapped,
+variance, eps elsewhere, statistics over another axis (both, or the mean's or the std's alone) or every axis or
+without keepdim, a_2 and b_2 swapped,
 post-norm, no residual, the normalised input as residual, the norm unused or after the sublayer, dropout
 elsewhere — on the same weights, input and RNG seed as the probe, and matching the student's numbers.
 """
@@ -39,6 +40,10 @@ BUGS = {
     "더하세요: (std + self.eps).",
     "wrong_axis": "평균과 표준편차를 마지막 축이 아닌 축에서 계산했습니다. LayerNorm은 토큰마다 특징(마지막 축)을 "
     "정규화합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
+    "mean_axis": "평균을 마지막 축이 아닌 축에서 계산했습니다(표준편차의 축은 맞습니다). LayerNorm은 토큰마다 특징(마지막 "
+    "축, dim=-1)을 정규화하므로 평균도 그 축에서 구해 빼야 합니다: x.mean(-1, keepdim=True).",
+    "std_axis": "표준편차를 마지막 축이 아닌 축에서 계산했습니다(평균의 축은 맞습니다). LayerNorm은 토큰마다 특징(마지막 "
+    "축, dim=-1)을 정규화하므로 표준편차도 그 축에서 구해야 합니다: x.std(-1, keepdim=True).",
     "ab_swapped": "a_2와 b_2가 바뀌었습니다. a_2는 1로 채운 곱할 값, b_2는 0으로 채운 더할 값입니다: "
     "a_2 * 정규화한 값 + b_2. 새로 만든 LayerNorm은 정규화한 값을 그대로 돌려줘야 합니다.",
     "post_norm": "post-norm(norm(x + sublayer(x)))으로 계산했습니다. 이 과정은 원문 코드처럼 pre-norm입니다: "

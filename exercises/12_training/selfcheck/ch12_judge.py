@@ -98,6 +98,11 @@ BUGS = {
     "지운 뒤 step하므로 parameter가 움직이지 않습니다. optimizer.step() 다음에 zero_grad를 부르세요.",
     "zero_grad_unstepped": "optimizer.step()을 부르지 않는 batch에서도 zero_grad를 불러, accum_iter개 batch 동안 쌓아야 할 "
     "기울기를 지웁니다. zero_grad는 i % accum_iter == 0일 때 optimizer.step() 바로 다음에만 부르세요.",
+    "criterion_args_swapped": "criterion에 넘긴 두 인자의 순서가 바뀌었습니다: 정답 토큰(1차원)을 먼저, log 확률(2차원)을 "
+    "나중에 넘겼습니다. criterion(LabelSmoothing)은 (log 확률 (토큰 수, 어휘 크기), 정답 토큰 (토큰 수,)) 순서로 받습니다.",
+    "generator_in_epoch": "run_epoch가 model.generator를 적용한 결과(어휘 크기의 log 확률)를 loss_compute에 넘겼습니다. "
+    "loss_compute(SimpleLossCompute)가 스스로 generator를 적용하므로, 두 번 적용되어 모양이 맞지 않습니다. run_epoch는 "
+    "model.forward의 출력(d_model 차원)을 그대로 loss_compute에 넘기세요.",
     "parameters": "학습한 뒤 parameter가 기준과 다릅니다. batch마다 forward → loss_compute → backward, i % accum_iter == 0이면 "
     "optimizer.step()과 zero_grad, 그리고 scheduler.step() 순서를 확인하세요.",
 }
@@ -139,13 +144,25 @@ def forward_problem(evidence, case):
     return f"{BUGS['forward_args']} (넘긴 것: {shown})"
 
 
+def swapped_criterion(trace):
+    """Korean: the criterion handed (target, log probabilities), seen by the probe's hook before it raised, or None."""
+    return BUGS["criterion_args_swapped"] if trace.get("criterion_dims") == [1, 2] else None
+
+
+def generator_applied_twice(evidence, case):
+    """Korean: run_epoch handed the loss compute the generator's output (the vocabulary's size, not d_model's), which
+    the loss compute's generator then refuses, or None."""
+    spec, last = probe.CASES[case], evidence.trace(case).get("loss_input")
+    return BUGS["generator_in_epoch"] if last is not None and last == spec.vocab != spec.d_model else None
+
+
 def read(evidence, case):
     """The student's trace of `case`, or Finding with the diagnosis of the exception it raised (what the model's
     forward received first: an exception inside the model usually comes from its arguments)."""
     if probe.CASES[case].kind != "loss":
         trace = evidence.trace(case)
         if "error" in trace and trace["error"]["type"] != "NotImplementedError":
-            problem = forward_problem(evidence, case)
+            problem = forward_problem(evidence, case) or generator_applied_twice(evidence, case)
             if problem:
                 raise Finding(problem)
         return trace_or_finding(evidence, case, BUGS)
@@ -153,6 +170,9 @@ def read(evidence, case):
     if "error" not in trace:
         return trace
     error = trace["error"]
+    swapped = swapped_criterion(trace)
+    if swapped and error["type"] != "NotImplementedError":
+        raise Finding(swapped)
     problem = explain_error(evidence, case, error, BUGS, rules=LOSS_RULES)
     if error["type"] == "AssertionError" and not error["message"]:
         problem = f"{BUGS['loss_no_generator']} ({problem})"

@@ -90,25 +90,27 @@ def make_inputs(name):
 def run_case(namespace, name):
     """Run case `name` against the student's code and describe what happened as plain data."""
     case = CASES[name]
+    seen = {}  # a loss case: the number of dimensions of each argument the criterion got first ("criterion_dims")
     try:
         if case.kind == "data":
             return record_data(namespace, case)
         if case.kind == "loss":
-            return record_loss(namespace, case, make_inputs(name))
+            return record_loss(namespace, case, make_inputs(name), seen)
     except BaseException as error:  # a student's SystemExit is a failed call too
-        return {"error": describe_exception(error)}
+        return {"error": describe_exception(error), **seen}
     pairs = make_inputs(name)
     return {**epoch_or_error(namespace, case, pairs), "stand_in": epoch_or_error(namespace, case, pairs, stand_in=True)}
 
 
 def epoch_or_error(namespace, case, pairs, stand_in=False):
     """record_epoch, or the exception it raised as plain data (with the model's first forward call, when it was
-    made: which Batch fields it received)."""
-    forward = []
+    made: which Batch fields it received; and the last size of the first x handed to the loss compute)."""
+    forward, loss_input = [], []
     try:
-        return record_epoch(namespace, case, pairs, stand_in, forward)
+        return record_epoch(namespace, case, pairs, stand_in, forward, loss_input)
     except BaseException as error:
-        return {"error": describe_exception(error), **({"forward": forward[0]} if forward else {})}
+        return {"error": describe_exception(error), **({"forward": forward[0]} if forward else {}),
+                **({"loss_input": loss_input[0]} if loss_input else {})}
 
 
 # ----------------------------------------------------------------------------- data_gen
@@ -158,11 +160,17 @@ def returned(value):
     return described
 
 
-def record_loss(namespace, case, inputs):
-    """Call SimpleLossCompute(generator, criterion)(x, y, norm); backpropagate the second value it returned."""
+def record_loss(namespace, case, inputs, seen=None):
+    """Call SimpleLossCompute(generator, criterion)(x, y, norm); backpropagate the second value it returned. The
+    number of dimensions of each argument the criterion got first goes into `seen` (kept when the call raises)."""
     x, y, norm = inputs
     generator = seeded_generator(namespace, case)
     criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
+    if seen is not None and isinstance(criterion, torch.nn.Module):
+        def dims(module, args):  # returns None: the arguments pass unchanged
+            seen.setdefault("criterion_dims", [getattr(a, "ndim", None) for a in args])
+
+        criterion.register_forward_pre_hook(dims)
     result = namespace.SimpleLossCompute(generator, criterion)(x, y, norm)
     trace = {"result": [returned(item) for item in result] if isinstance(result, (tuple, list)) else
              [returned(result)], "length": len(result) if isinstance(result, (tuple, list)) else 1}
@@ -179,7 +187,8 @@ def record_loss(namespace, case, inputs):
 class Spy:
     """The loss compute run_epoch gets: the student's SimpleLossCompute, plus a record of each call."""
 
-    def __init__(self, inner, batches, events):
+    def __init__(self, inner, batches, events, first_input=None):
+        self.first_input = first_input
         self.inner = inner
         self.batches = batches
         self.calls = []
@@ -196,6 +205,8 @@ class Spy:
 
     def __call__(self, x, y, norm):
         self.events.append("loss")
+        if self.first_input is not None and not self.first_input and isinstance(x, torch.Tensor) and x.dim():
+            self.first_input.append(int(x.size(-1)))  # the last size of the first x: d_model, or the vocabulary
         result = self.inner(x, y, norm)
         first = result[0] if isinstance(result, (tuple, list)) and result else result
         node = result[1] if isinstance(result, (tuple, list)) and len(result) > 1 else None
@@ -351,7 +362,7 @@ def watch_forward(model, batches, seen):
     model.forward = forward
 
 
-def setup(namespace, case, pairs, stand_in=False, forward=None):
+def setup(namespace, case, pairs, stand_in=False, forward=None, loss_input=None):
     """(model, batches, loss compute spy, optimizer, scheduler, counts) for a train/eval case; the spy wraps the
     student's SimpleLossCompute, or the probe's `LossDouble` with `stand_in`. The model's first forward call is
     recorded in the list `forward` (`watch_forward`)."""
@@ -366,7 +377,7 @@ def setup(namespace, case, pairs, stand_in=False, forward=None):
     criterion = namespace.LabelSmoothing(case.vocab, PAD, case.smoothing)
     loss = LossDouble(model.generator) if stand_in else namespace.SimpleLossCompute(model.generator, criterion)
     events = []
-    spy = Spy(loss, batches, events)
+    spy = Spy(loss, batches, events, loss_input)
     # eps 1e-4, not 1e-9: a key bias's gradient is zero but for rounding, and Adam would blow that noise up to ±lr
     optimizer = AdamDouble(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-4)
     scheduler = LambdaLRDouble(optimizer, lr_lambda=lambda step: namespace.rate(step, case.d_model, factor=1.0,
@@ -390,11 +401,11 @@ def state_numbers(state):
     return numbers
 
 
-def record_epoch(namespace, case, pairs, stand_in=False, forward=None):
+def record_epoch(namespace, case, pairs, stand_in=False, forward=None, loss_input=None):
     """Run the student's run_epoch once on the case's batches (with the probe's loss compute if `stand_in`); what it
     returned and what it did (the model's first forward call kept in the list `forward` too)."""
     forward = [] if forward is None else forward
-    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in, forward)
+    model, batches, spy, optimizer, scheduler, counts = setup(namespace, case, pairs, stand_in, forward, loss_input)
     before = fingerprint(model)
     mode = case.mode if case.kind == "train" else "eval"
     with contextlib.redirect_stdout(io.StringIO()):  # its progress lines (초당 토큰) change from run to run

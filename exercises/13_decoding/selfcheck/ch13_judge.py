@@ -35,6 +35,9 @@ BUGS = {
     "too_short": "ys가 max_len보다 한 토큰 짧습니다. 시작 기호 뒤에 토큰을 max_len - 1번 이어 붙여 모두 max_len개가 "
     "되어야 합니다: for i in range(max_len - 1).",
     "length": "ys의 길이가 max_len이 아닙니다. 시작 기호 하나에서 시작해 토큰을 max_len - 1번 이어 붙이세요.",
+    "start_dropped": "돌려준 ys에 시작 기호가 없습니다: 고른 토큰은 맞지만 맨 앞의 start_symbol을 떼고 돌려줬습니다. "
+    "greedy_decode는 시작 기호로 시작하는 ys 전체 (1, max_len)를 돌려줍니다: 시작 기호를 잘라 내지 말고, 그 뒤에 토큰을 "
+    "max_len - 1번 이어 붙이세요.",
     "start_ignored": "ys의 첫 토큰이 start_symbol이 아닙니다. ys는 인자로 받은 시작 기호 하나로 시작합니다: "
     "torch.zeros(1, 1).fill_(start_symbol). 0이나 1을 직접 쓰지 마세요.",
     "first_position": "decoder 출력의 첫 위치(out[:, 0])로 다음 토큰을 골랐습니다. 다음 토큰은 지금까지의 토큰을 모두 본 "
@@ -44,6 +47,13 @@ BUGS = {
     "학습 때와 달라집니다.",
     "causal_mask_wrong": "decode에 넘긴 tgt_mask가 causal mask와 다릅니다. 각 위치는 자기 자신과 앞 위치를 보고 뒤 위치만 "
     "가려야 합니다: subsequent_mask(ys.size(1))를 그대로 넘기세요.",
+    "tgt_is_source_mask": "model.decode의 tgt_mask(네 번째 인자) 자리에 source mask(src_mask)를 넘겼습니다. src_mask는 "
+    "source의 padding을 가리는 (1, 1, source 길이) mask라서 target의 self-attention 점수 (target 길이 × target 길이)와 "
+    "모양이 맞지 않습니다. 세 번째 자리의 src_mask는 그대로 두고, tgt_mask에는 지금까지의 ys 길이로 만든 causal mask "
+    "subsequent_mask(ys.size(1))를 넘기세요.",
+    "masks_swapped": "model.decode에 넘긴 두 mask의 자리가 바뀌었습니다: src_mask 자리에 causal mask를, tgt_mask 자리에 "
+    "source mask를 넣었습니다. decode의 인자 순서는 (memory, src_mask, ys, tgt_mask)입니다: source를 가리는 src_mask가 "
+    "두 번째, subsequent_mask(ys.size(1))가 네 번째입니다.",
     "source_mask": "source의 padding을 가리지 않았습니다. model.encode와 model.decode 모두에 인자로 받은 src_mask를 "
     "그대로 넘기세요(None이나 모두 1인 mask를 쓰면 padding 토큰까지 참고합니다).",
     "argmin": "log 확률이 가장 작은 토큰을 골랐습니다(min/argmin). greedy decoding은 매 step 가장 큰 log 확률의 토큰을 "
@@ -99,14 +109,23 @@ def target_problem(decoder, visible):
     return BUGS["decode_target"] + (f" (decoder가 받은 target의 길이: {lengths})" if visible else "")
 
 
+def masks_mixed(decoder):
+    """The source mask handed where the causal target mask belongs (Korean), or None: seen by the hooks whether or not
+    the decoder raised (the (1, 1, source length) mask does not fit the target's self-attention scores)."""
+    if not any(call.get("tgt_mask") == "source" for call in decoder):
+        return None
+    return BUGS["masks_swapped"] if any(call.get("src_mask") == "causal" for call in decoder) else BUGS["tgt_is_source_mask"]
+
+
 def hooks_problem(calls, error=False, visible=False):
     """A bug the hooks saw (Korean) or None: the generator never called after a decoder call that returned, a target
-    other than the ys so far, a source mask other than the given one, a target mask other than the causal one."""
+    other than the ys so far, the source mask given as the target mask, a source mask other than the given one, a target mask other than the causal one."""
     if any(call.get("done", True) for call in calls["decoder"]) and not calls["generator"]:
         return BUGS["generator_skipped"]
     target = target_problem(calls["decoder"], visible)
-    if target or error:
-        return target
+    mixed = target or masks_mixed(calls["decoder"])
+    if mixed or error:
+        return mixed
     if any(call["src_mask"] != "given" for call in calls["encoder"] + calls["decoder"]):
         return BUGS["source_mask"]
     masks = {call["tgt_mask"] for call in calls["decoder"]} - {"causal"}
@@ -140,6 +159,14 @@ def read_tokens(evidence, case):
     return tokens
 
 
+def start_dropped(found, expected):
+    """Whether the student's tokens are the reference's without its first (the start symbol cut off, ys[:, 1:]): equal
+    to the reference's shifted by one on their common length, and not to the reference itself."""
+    n = min(found.size(1), expected.size(1) - 1)
+    return (n >= 1 and not torch.equal(found[:, :n], expected[:, :n])
+            and torch.equal(found[:, :n], expected[:, 1:n + 1]))
+
+
 def expected_tokens(evidence, case):
     return decode(evidence.reference(case)["result"]).to(torch.long)
 
@@ -149,6 +176,8 @@ def tokens_problem(evidence, case):
     found, expected = read_tokens(evidence, case), expected_tokens(evidence, case)
     if found.size(1) == 1 and expected.size(1) > 2:  # (max_len 2: one token short, the length check says so)
         return BUGS["not_extended"]
+    if start_dropped(found, expected):
+        return BUGS["start_dropped"]
     if int(found[0, 0]) != probe.CASES[case].start:
         return BUGS["start_ignored"]
     n = min(found.size(1), expected.size(1))
@@ -183,6 +212,8 @@ def length_problem(evidence, case):
     length = found.size(1)
     if length == max_len:
         return None
+    if length == max_len - 1 and start_dropped(found, expected_tokens(evidence, case)):
+        return BUGS["start_dropped"]
     known = {max_len + 1: "too_long", max_len - 1: "too_short", 1: "not_extended"}
     if length in known:
         return BUGS[known[length]]

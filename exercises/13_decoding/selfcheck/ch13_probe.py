@@ -6,7 +6,8 @@ build's trained weights loaded strictly) and decodes a source of the copy task. 
 two-layer `make_model` and loads weights drawn from the case's seed, enlarged (`scale`) so that every position,
 the causal mask and the source's padding change what the model predicts. Each case records what greedy_decode
 returned and, from hooks on the model's encoder, decoder and generator, what it handed them: the source mask
-encode and decode got, the target mask, length and batch size of each decode (and whether it returned), and each
+encode and decode got (the source mask as the target mask, or the causal mask as the source mask, named as
+such), the target mask, length and batch size of each decode (and whether it returned), and each
 generator call's input shape and the gap between its two best log-probabilities (the reference's gaps show that no
 step is a near tie). Hidden cases live between the hidden-test markers.
 """
@@ -132,6 +133,19 @@ def mask_kind(mask, expected, right):
     return "ones" if bool(found.all()) else "other"
 
 
+def other_kind(mask, expected, alternatives):
+    """The name of the first of `alternatives` ({name: boolean mask of another shape than `expected`'s}) that `mask`
+    equals in its own shape, or None: the source mask handed as the target mask, the causal mask as the source mask
+    (told apart by shape, which broadcasting would hide: a causal mask of one token looks like a source mask)."""
+    if not isinstance(mask, torch.Tensor):
+        return None
+    found = mask != 0
+    for name, alternative in alternatives.items():
+        if found.shape == alternative.shape != expected.shape and torch.equal(found, alternative):
+            return name
+    return None
+
+
 def gap(log_probs):
     """The best log-probability minus the second best of a (1, vocab) generator output (None for other shapes)."""
     if not isinstance(log_probs, torch.Tensor) or log_probs.dim() != 2 or log_probs.size(0) != 1:
@@ -178,9 +192,14 @@ class Spy:
         embedded = isinstance(x, torch.Tensor) and x.dim() == 3
         length = int(x.size(1)) if embedded else None
         causal = torch.ones(1, length or 1, length or 1, dtype=torch.bool).tril()
+        src_mask, tgt_mask = values.get("src_mask"), values.get("tgt_mask")
+        given = torch.as_tensor(self.src_mask) != 0
         self.keep("decoder", {"length": length, "batch": int(x.size(0)) if embedded else None,
-                              "src_mask": mask_kind(values.get("src_mask"), self.src_mask, "given"),
-                              "tgt_mask": mask_kind(values.get("tgt_mask"), causal, "causal"), "done": False})
+                              "src_mask": (other_kind(src_mask, given, {"causal": causal})
+                                           or mask_kind(src_mask, self.src_mask, "given")),
+                              "tgt_mask": (other_kind(tgt_mask, causal, {"source": given})
+                                           or mask_kind(tgt_mask, causal, "causal")),
+                              "done": False})
 
     def on_decoded(self, module, args, output):
         """The decoder's call returned (a call that raised stays not done)."""

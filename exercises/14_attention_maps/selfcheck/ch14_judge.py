@@ -111,11 +111,40 @@ def triage(evidence, case, error):
 
 
 def read(evidence, case):
-    """The student's trace of `case`, or Finding with the diagnosis of the exception it raised."""
+    """The student's trace of `case`, or Finding with the diagnosis of the exception it raised (led by the mistake the
+    drawing made before it raised, when it shows one)."""
     trace = evidence.trace(case)
     if "error" in trace:
-        raise Finding(triage(evidence, case, trace["error"]))
+        raise Finding(drawn_cause(evidence, case, trace) or triage(evidence, case, trace["error"]))
     return trace
+
+
+def drawn_cause(evidence, case, trace):
+    """When attn_map raised after drawing its heatmap: the known mistake that partial drawing already shows (the map
+    transposed, the x and y tokens swapped, …), which the tick calls then stumbled on (Korean), or None. The mistake is
+    the cause; matplotlib's refusal of as many labels as ticks is its consequence."""
+    so_far = trace.get("drawn") or {}
+    if not so_far.get("heatmaps") or tensor(so_far.get("data")) is None:
+        return None
+    expected = decode(evidence.reference(case)["axes"]["data"])
+    problem = data_problem(evidence, case, decode(so_far["data"]), expected)
+    if problem and not problem.startswith((BUGS["map_shape"], BUGS["map_values"])):
+        root = problem
+    elif "placement" in so_far and tick_labels_swapped(so_far, case):
+        root = BUGS["ticks_swapped"]
+    else:
+        return None
+    if any(words in str(trace["error"].get("message", "")) for words, _ in TICK_RULES):
+        return f"{root} 이 실수 때문에 눈금의 수와 붙인 토큰의 수가 맞지 않아 matplotlib이 ValueError를 냈습니다."
+    return f"{root} (그 뒤 실행 중 오류도 났습니다: {trace['error']['type']})"
+
+
+def tick_labels_swapped(axes, case):
+    """Whether a drawn axes carries query tokens on its x axis or key tokens on its y axis."""
+    spec = probe.CASES[case]
+    have_x, have_y = labels(axes, case)
+    return (any(label in set(probe.row_tokens(spec)) for label in have_x)
+            or any(label in set(probe.col_tokens(spec)) for label in have_y))
 
 
 def tensor(described):

@@ -3,7 +3,8 @@
 Judge side. Structures are compared with the solution's (`module_judge`); outputs with the
 reference's, for freshly built modules (the initial a_2 = 1, b_2 = 0 show only there) and with
 seeded weights. A wrong output names the most likely bug by running "bug models" — a biased std, the
-variance, eps elsewhere, statistics over another axis or every axis or without keepdim, a_2 and b_2 swapped,
+variance, eps elsewhere, statistics over another axis (both, or the mean's or the std's alone) or every axis or
+without keepdim, a_2 and b_2 swapped,
 post-norm, no residual, the normalised input as residual, the norm unused or after the sublayer, dropout
 elsewhere — on the same weights, input and RNG seed as the probe, and matching the student's numbers.
 """
@@ -38,6 +39,10 @@ BUGS = {
     "더하세요: (std + self.eps).",
     "wrong_axis": "평균과 표준편차를 마지막 축이 아닌 축에서 계산했습니다. LayerNorm은 토큰마다 특징(마지막 축)을 "
     "정규화합니다: x.mean(-1, keepdim=True), x.std(-1, keepdim=True).",
+    "mean_axis": "평균을 마지막 축이 아닌 축에서 계산했습니다(표준편차의 축은 맞습니다). LayerNorm은 토큰마다 특징(마지막 "
+    "축, dim=-1)을 정규화하므로 평균도 그 축에서 구해 빼야 합니다: x.mean(-1, keepdim=True).",
+    "std_axis": "표준편차를 마지막 축이 아닌 축에서 계산했습니다(평균의 축은 맞습니다). LayerNorm은 토큰마다 특징(마지막 "
+    "축, dim=-1)을 정규화하므로 표준편차도 그 축에서 구해야 합니다: x.std(-1, keepdim=True).",
     "ab_swapped": "a_2와 b_2가 바뀌었습니다. a_2는 1로 채운 곱할 값, b_2는 0으로 채운 더할 값입니다: "
     "a_2 * 정규화한 값 + b_2. 새로 만든 LayerNorm은 정규화한 값을 그대로 돌려줘야 합니다.",
     "post_norm": "post-norm(norm(x + sublayer(x)))으로 계산했습니다. 이 과정은 원문 코드처럼 pre-norm입니다: "
@@ -111,9 +116,13 @@ INPUT_PLACES = ("on_input",)  # dropout on the x added (dropout(x) + …): model
 
 
 def layer_norm(x, a, b, eps, statistic="std_plus_eps", axis=-1, swapped=False):
-    """LayerNorm computed one way: which std, where eps goes, over which axis, a and b swapped or not."""
+    """LayerNorm computed one way: which std, where eps goes, over which axis (or a pair: the mean's axis, the std's),
+    a and b swapped or not."""
     if swapped:
         a, b = b, a
+    if isinstance(axis, list):  # [mean's axis, std's axis]: the std's over the last axis is the solution's
+        mean_axis, std_axis = (tuple(range(x.dim())) if one == "all" else one for one in axis)
+        return a * (x - x.mean(mean_axis, keepdim=True)) / (x.std(std_axis, keepdim=True) + eps) + b
     axis = tuple(range(x.dim())) if axis == "all" else axis
     if statistic == "no_keepdim":  # x - x.mean(-1) broadcasts the wrong way, or raises as the student's code did
         return a * (x - x.mean(axis)) / (x.std(axis) + eps) + b
@@ -200,6 +209,13 @@ def _norm_models():
             for swapped, statistic, axis in itertools.product((False, True), NORM_LABELS, AXES) if _sensible(statistic, axis)]
 
 
+def _one_axis_models():
+    """(label, model) for LayerNorm with only the mean's or only the std's statistic over another axis."""
+    others = [axis for axis, label in AXES.items() if label]
+    return [*[("mean_axis", ("ln", "std_plus_eps", [axis, -1], False)) for axis in others],
+            *[("std_axis", ("ln", "std_plus_eps", [-1, axis], False)) for axis in others]]
+
+
 def _sensible(statistic, axis):
     """Leave out combinations nobody writes (keepdim forgotten on another axis than the last)."""
     return statistic != "no_keepdim" or axis == -1
@@ -214,7 +230,7 @@ def _models(case):
         defaults = [("eps_default", ("ln", "std_plus_eps", -1, False, eps)) for eps in OTHER_DEFAULT_EPS]
         # eps=… given but a constant written in its place ((std + 1e-6)): the constructor's eps never used
         fixed = [("eps_missing", ("ln", "std_plus_eps", -1, False, eps)) for eps in (1e-6, *OTHER_DEFAULT_EPS)]
-        return _norm_models() + (defaults if probe.CASES[case].eps is None else fixed)
+        return _norm_models() + _one_axis_models() + (defaults if probe.CASES[case].eps is None else fixed)
     orders = [(_label(SUBLAYERS[o], PLACES[p]), ("sub", o, p)) for o, p in itertools.product(SUBLAYERS, PLACES)
               if p not in INPUT_PLACES or o == "pre_norm"]
     orders.append(("norm_eps_dropout", ("sub", "pre_norm", "after_sublayer", "std_plus_eps", -1, "dropout")))

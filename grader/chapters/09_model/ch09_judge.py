@@ -61,6 +61,15 @@ BUGS = {
     "decode_src_mask_as_tgt": "decode가 decoder에 tgt_mask 대신 src_mask를 넘깁니다 (src_mask를 두 번). 그러면 decoder의 "
     "self-attention에 causal mask가 없어 뒤의(미래) 토큰을 미리 보고, src와 tgt 길이가 다르면 mask의 모양이 맞지 않아 "
     "오류가 납니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
+    "vocab_swapped": "make_model이 src_vocab과 tgt_vocab을 바꿔 썼습니다. source 쪽(src_embed의 Embeddings)은 src_vocab, "
+    "target 쪽(tgt_embed의 Embeddings와 Generator)은 tgt_vocab 크기로 만드세요. 두 어휘 크기가 같은 모델에서는 "
+    "드러나지 않습니다.",
+    "attention_args_swapped": "make_model이 MultiHeadedAttention에 h와 d_model을 바꿔 넘겼습니다. MultiHeadedAttention의 "
+    "인자 순서는 (h, d_model)입니다: head 수가 먼저, 모델 차원이 나중입니다(d_model이 h로 나누어떨어져야 해서 바뀐 "
+    "순서로는 만들 수 없습니다).",
+    "decoder_inputs_swapped": "decode가 decoder에 target과 memory를 바꿔 넘깁니다: 첫 인자에 memory를, 둘째 인자에 "
+    "임베딩한 tgt를 넣었습니다. decoder의 인자 순서는 (x, memory, src_mask, tgt_mask)이고, x가 tgt_embed로 바꾼 target, "
+    "memory가 encode의 결과입니다. 그렇지 않으면 decoder가 source 길이로 출력을 내고 두 mask도 맞지 않습니다.",
     "decode_no_src_mask": "decode가 src_mask를 decoder에 넘기지 않습니다. 그러면 source-attention이 src의 padding 토큰에도 "
     "어텐션합니다. decoder(…, memory, src_mask, tgt_mask)로 넘기세요.",
     "generator_no_proj": "Generator가 proj(d_model → 어휘 크기)를 거치지 않고 log_softmax를 적용합니다. 그러면 출력의 마지막 축이 "
@@ -115,6 +124,7 @@ class Way:
     decode_masks: str = "both"  # the masks decode passes to the decoder: "both" | "no_src" | "no_tgt" | "src_twice"
     generator_proj: bool = True  # Generator: log_softmax over proj(x), or over x itself
     attention_dropout: bool = False  # the attention's own dropout at `dropout` too (accepted)
+    decoder_inputs_swapped: bool = False  # decode calls decoder(memory, embedded tgt, …): x and memory swapped
 
 
 @functools.lru_cache(maxsize=4096)  # every case's weights (a few MB): drawn once per grading process
@@ -197,6 +207,8 @@ class Net:
         src_mask = None if self.way.decode_masks == "no_src" else src_mask
         tgt_mask = {"no_tgt": None, "src_twice": src_mask}.get(self.way.decode_masks, tgt_mask)
         x = self.embed(self.way.decode_embed, tgt)
+        if self.way.decoder_inputs_swapped:
+            x, memory = memory, x
         for i in range(self.spec.N):
             name = f"decoder.layers.{i}"
             own = f"{name}.src_attn" if self.way.shared_attention else f"{name}.self_attn"
@@ -224,7 +236,8 @@ ENCODE_WAYS = [("encode_no_mask", Way(encode_mask="none")), ("encode_tgt_embed",
 DECODE_WAYS = [("decode_src_embed", Way(decode_embed="src_embed")), ("masks_swapped", Way(swap_decoder_masks=True)),
                ("shared_attention", Way(shared_attention=True)), ("decode_no_tgt_mask", Way(decode_masks="no_tgt")),
                ("decode_no_src_mask", Way(decode_masks="no_src")),
-               ("decode_src_mask_as_tgt", Way(decode_masks="src_twice"))]
+               ("decode_src_mask_as_tgt", Way(decode_masks="src_twice")),
+               ("decoder_inputs_swapped", Way(decoder_inputs_swapped=True))]
 FORWARD_WAYS = [("forward_generator", Way(generator_in_forward=True)), ("masks_swapped", Way(encode_mask="tgt")),
                 *ENCODE_WAYS, *DECODE_WAYS]
 TRAIN_WAYS = [("dropout_ignored", Way(dropout_ignored=True)), ("ff_no_dropout", Way(ff_dropout_default=True)),
@@ -261,6 +274,8 @@ def _encoder_decoder(way):
             src_mask = None if way.decode_masks == "no_src" else src_mask
             tgt_mask = {"no_tgt": None, "src_twice": src_mask}.get(way.decode_masks, tgt_mask)
             embed = self.src_embed if way.decode_embed == "src_embed" else self.tgt_embed
+            if way.decoder_inputs_swapped:
+                return self.decoder(memory, embed(tgt), src_mask, tgt_mask)
             return self.decoder(embed(tgt), memory, src_mask, tgt_mask)
 
         def forward(self, src, tgt, src_mask, tgt_mask):
@@ -357,8 +372,17 @@ def error_diagnosis(evidence, case, error):
     first (an exception inside the model usually comes from its arguments)."""
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
-    shown = parts_problem(evidence, case) if error["type"] != "NotImplementedError" else None
+    shown = (parts_problem(evidence, case) or attention_arguments_problem(evidence, case)
+             if error["type"] != "NotImplementedError" else None)
     return shown or explain_error(evidence, case, error, BUGS, rules=XAVIER_RULES, models=MODELS)
+
+
+def attention_arguments_problem(evidence, case):
+    """Korean: make_model handed MultiHeadedAttention d_model as h and h as d_model (its build then fails), or None."""
+    given, spec = evidence.trace(case).get("attention_args") or {}, probe.CASES[case]
+    if spec.h != spec.d_model and given == {"h": spec.d_model, "d_model": spec.h}:
+        return BUGS["attention_args_swapped"]
+    return None
 
 
 def parts_problem(evidence, case):
@@ -410,10 +434,30 @@ def read_model(evidence, case):
         raise Finding(error_diagnosis(evidence, case, trace.get("error", {"type": "NoTrace", "message": ""})))
     expected, found = evidence.reference(case)["structure"], trace["structure"]
     problem = (module_judge.unregistered_problem(found) or layers_problem(evidence, case, expected, found)
+               or vocab_problem(case, expected, found)
                or module_judge.names_problem(expected, found, evidence.visible(case)))
     if problem:
         raise Finding(problem)
     return trace
+
+
+def vocab_problem(case, expected, found):
+    """Korean: every shape that differs from the reference's has the other vocabulary's size where one vocabulary's
+    belongs (src_vocab for tgt_vocab or the other way round: Generator(d_model, src_vocab), the target embedding over
+    the source vocabulary), naming the parts; or None. Seen only where the two vocabularies differ."""
+    spec = probe.CASES[case]
+    other = {spec.src_vocab: spec.tgt_vocab, spec.tgt_vocab: spec.src_vocab}
+    if spec.src_vocab == spec.tgt_vocab:
+        return None
+    want, have = ({name: list(shape) for name, shape in side["state_dict"]} for side in (expected, found))
+    differing = [name for name in want if name in have and have[name] != want[name]]
+    if not differing or set(want) != set(have):
+        return None
+    if not all(len(want[n]) == len(have[n]) and all(h == w or (w in other and h == other[w])
+                                                    for w, h in zip(want[n], have[n])) for n in differing):
+        return None
+    parts = sorted({name.split(".")[0] for name in differing})
+    return f"{BUGS['vocab_swapped']} (어휘 크기가 다른 부품: {', '.join(parts)})"
 
 
 def read_output(evidence, case):

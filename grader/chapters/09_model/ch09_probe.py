@@ -264,12 +264,43 @@ def lenient(function):
 
 
 def build_model(namespace, case, stand_in=False):
-    """(model, None) or (None, trace) of the case's `make_model` call (with `lenient_init` as the stand-in)."""
+    """(model, None) or (None, trace) of the case's `make_model` call (with `lenient_init` as the stand-in). When the
+    build raised, the trace also holds the numbers make_model handed MultiHeadedAttention first ("attention_args")."""
     args, kwargs = model_arguments(case)
     if not stand_in:
-        return modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
-    with lenient_init(namespace):
-        return modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+        model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+    else:
+        with lenient_init(namespace):
+            model, failed = modules.build(namespace, MAKE_MODEL, args, kwargs, case.seed)
+    if failed and failed["error"]["type"] not in ("NotImplementedError", "MissingFunction"):
+        given = attention_arguments(namespace, args, kwargs, case.seed)
+        if given:
+            failed = {**failed, "attention_args": given}
+    return model, failed
+
+
+ATTENTION = "MultiHeadedAttention"
+
+
+def attention_arguments(namespace, args, kwargs, seed):
+    """The numbers (h, d_model) make_model passed to MultiHeadedAttention on its first call (by position or keyword),
+    found by building again with a recorder in its place that stops the build there; None when it never got there."""
+    attention = getattr(namespace, ATTENTION, None)
+    if not callable(attention):
+        return None
+    seen = []
+
+    class Seen(Exception):
+        pass
+
+    def recorder(*given, **named):
+        values = dict(zip(("h", "d_model"), given), **named)
+        seen.append({key: values.get(key) for key in ("h", "d_model") if isinstance(values.get(key), int)})
+        raise Seen
+
+    with modules.stand_in(namespace, ATTENTION, recorder, MAKE_MODEL):
+        modules.build(namespace, MAKE_MODEL, args, kwargs, seed)
+    return seen[0] if seen else None
 
 
 _LAST_BUILT = {}  # the last model a call case built: (namespace, arguments, model, failed)

@@ -269,12 +269,19 @@ def figures_made(before):
 
 
 def record_map(namespace, case, attn):
-    """The student's attn_map on one axes of a fresh Figure: what that axes shows afterwards."""
+    """The student's attn_map on one axes of a fresh Figure: what that axes shows afterwards. When attn_map raises,
+    the error with what the axes showed by then ("drawn": the heatmap is often drawn before a tick call raises)."""
     figure = Figure()
     ax = figure.add_subplot()
     before = open_figures()
     try:
         namespace.attn_map(attn, case.head, row_tokens(case), col_tokens(case), case.max_dim, ax)
+    except BaseException as error:  # a student's SystemExit is a failed call too
+        try:
+            so_far = drawn(ax)
+        except Exception:  # an axes left in a state it cannot be read in: the error alone
+            so_far = {"heatmaps": 0}
+        return {"error": describe_exception(error), "drawn": so_far}
     finally:
         opened = figures_made(before)
     return {"axes": drawn(ax), "figures_opened": opened}

@@ -21,6 +21,8 @@ EXPECTED = {
     "eps_misplaced": fails(85, LOW_VARIANCE, "eps_misplaced"),
     # mean/std over dim=1: right on a 2-D input, wrong on the others
     "wrong_axis": fails(55, NORM_OUTPUTS - {"ln_eps"}, "wrong_axis"),
+    "mean_wrong_axis": fails(45, NORM_OUTPUTS, "mean_axis"),  # x.mean(0, keepdim=True), the std's axis right
+    "std_wrong_axis": fails(45, NORM_OUTPUTS, "std_axis"),  # x.std(0, keepdim=True), the mean's axis right
     "ab_swapped": fails(65, FRESH, "ab_swapped"),  # a_2 = zeros, b_2 = ones: a loaded state_dict hides it
     # x -= mean: every output right, but the caller's x is changed; SublayerConnection (judged with the stand-in)
     # loses nothing for it

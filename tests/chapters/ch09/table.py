@@ -23,6 +23,13 @@ EXPECTED = {
     # decoder(x, memory, tgt_mask, src_mask): an error when src and tgt lengths differ, wrong values when equal
     "masks_swapped": fails(53.3333, DECODER, "masks_swapped"),
     "forward_masks_swapped": fails(66.6667, FORWARD, "masks_swapped"),  # decode(memory, tgt_mask, tgt, src_mask)
+    # decoder(memory, self.tgt_embed(tgt), …): x and memory swapped (was named masks_swapped: the same error where the
+    # lengths differ); the decode case (src length = tgt length) shows which
+    "decoder_inputs_swapped": fails(53.3333, DECODER, "decoder_inputs_swapped"),
+    # MultiHeadedAttention(d_model, h): the build's assert (d_model % h) raises; the recorder saw the numbers swapped
+    "make_model_attention_args_swapped": fails(50, MAKE_MODEL, "attention_args_swapped"),
+    # Generator(d_model, src_vocab): shows only on the hidden models, whose vocabularies differ
+    "generator_src_vocab": fails(80, {"hidden_model", "hidden_train"}, "vocab_swapped"),
     "forward_generator": fails(66.6667, FORWARD, "forward_generator"),  # forward returns generator(decode(...))
     # no Xavier at all, or only the nn.Linear weights (the embeddings keep N(0, 1)): loaded weights hide it
     "no_xavier": fails(85, {"xavier", "hidden_model"}, "no_xavier"),

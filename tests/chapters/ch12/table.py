@@ -35,6 +35,7 @@ EXPECTED = {
     # y.view(-1) on the sliced tgt_y: the loss case's y is a slice too, so it costs SimpleLossCompute's checks only
     "loss_view": fails(85, LOSS, "loss_view"),
     "loss_no_generator": fails(85, LOSS, "loss_no_generator"),  # criterion on the decoder output: LabelSmoothing's assert
+    "criterion_args_swapped": fails(85, LOSS, "criterion_args_swapped"),  # criterion(y, x): the hook saw (1-D, 2-D)
     "loss_detached": fails(85, LOSS, "loss_node_detached"),  # return sloss.data * norm, sloss.data
     # data_gen's mistakes
     "data_no_start": fails(80, DATA | {"data_tokens"}, "data_no_start"),
@@ -71,4 +72,6 @@ EXPECTED = {
     "near_train_log_ignored": fails(85, {"train_state", "accumulation"}, "train_log_ignored"),
     # model.forward(batch.src, batch.tgt, batch.tgt_mask, batch.src_mask): named from the forward call's arguments
     "forward_masks_swapped": fails(45, RUNS | {"train_state", "eval_mode"}, "forward_masks_swapped"),
+    # loss_compute(model.generator(out), …): the loss compute's generator refuses the vocabulary-sized input
+    "epoch_applies_generator": fails(45, RUNS | {"train_state", "eval_mode"}, "generator_in_epoch"),
 }

@@ -24,11 +24,15 @@ EXPECTED = {
     "no_causal_mask": fails(50, RANDOM, "no_causal_mask"),
     "encode_without_mask": fails(75, MASKED, "source_mask"),  # model.encode(src, None)
     "src_mask_ones": fails(75, MASKED, "source_mask"),  # torch.ones(1, 1, src.size(1)) for both
+    # the source mask where the causal mask belongs: the first decode raises (the hooks saw the masks it was handed)
+    "decode_src_mask_as_tgt": fails(0, EVERYTHING, "tgt_is_source_mask"),  # model.decode(memory, src_mask, ys, src_mask)
+    "decode_masks_swapped": fails(0, EVERYTHING, "masks_swapped"),  # decode(memory, subsequent_mask(…), ys, src_mask)
     # ys: its length, its first token, its dtype, whether it grows
     "max_len_one_more": fails(80, LENGTH, "too_long"),  # range(max_len): the tokens themselves are right
     "max_len_one_less": fails(80, LENGTH, "too_short"),
     "start_one": fails(50, RANDOM, "start_ignored"),  # torch.ones(1, 1): right on the copy model (start 1)
     "start_zero": fails(20, TOKENS, "start_ignored"),
+    "start_dropped": fails(0, EVERYTHING, "start_dropped"),  # return ys[:, 1:]: the right tokens after the start
     "float_ys": fails(0, EVERYTHING, "float_ys"),  # no .type_as(src.data): the embedding refuses float tokens
     "ys_not_extended": fails(0, EVERYTHING, "not_extended"),  # torch.cat(...) never assigned to ys
     # near misses (issue 27): almost right, and each must still fail

@@ -22,6 +22,8 @@ EXPECTED = {
     "fill_no_return": fails(80, FILL, "fill_return"),  # the maps are right, the tokens are not returned
     # attn_map's data (and visualize_layer, which draws with it)
     "map_transposed": fails(77.5, MAP, "transposed"),  # ax.imshow(m.T): the ticks stay right
+    # m = attn[…].T: the ticks follow the transposed shape, so the hidden case's tick call raises; the transpose is named
+    "map_data_transposed": fails(77.5, MAP, "transposed"),
     "map_softmax_again": fails(77.5, MAP, "softmax_again"),
     "map_not_cropped": fails(77.5, MAP, "not_cropped"),
     "map_head_zero": fails(77.5, MAP, "other_head"),  # attn[0, 0] whatever the head
@@ -38,6 +40,8 @@ EXPECTED = {
                                                hidden_drawing=("transposed", "attn_passed")),  # attn * 1.01 passed on
     "ticks_missing": fails(82.5, TICKS, "ticks_missing"),
     "ticks_swapped": fails(82.5, TICKS, "ticks_swapped"),  # row tokens on the x axis
+    # the token lists alone swapped (the tick positions right): the hidden case's tick call raises, the swap is named
+    "ticks_tokens_swapped": fails(82.5, TICKS, "ticks_swapped"),
     "ticks_without_set_ticks": fails(82.5, TICKS, "ticks_misplaced"),  # set_xticklabels on matplotlib's own ticks
     # visualize_layer
     "layer_one_axes": fails(77.5, LAYER, "one_axes"),
