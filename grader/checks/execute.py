@@ -6,11 +6,11 @@ private copies of the probe and of this module (`guard.bind`), so what the stude
 the grader's modules is never called; afterwards it lists what was replaced there and in the libraries
 the probe relies on (`"tampered"`: evidence lines), which the grader scores 0.
 """
+import contextlib
 import sys
 
-from . import guard
+from . import guard, messages
 from .errortext import described
-from .framework import course_defaults
 from .loading import given_code, module_from_source, top_level_line
 from .messages import stopped_run
 from .tensors import describe_exception
@@ -98,3 +98,28 @@ def _finished(outcome, notes, tampered):
     if tampered:
         outcome["tampered"] = tampered
     return outcome
+
+
+@contextlib.contextmanager
+def course_defaults(notes=None):
+    """torch's defaults the checks assume (float32 default dtype, gradients on) inside the block, restored after: a
+    module or notebook that changed them at its top (`torch.set_default_dtype(torch.float64)`) is checked as the
+    course's code runs, with a Korean note in `notes` (a list; the self-check and the grade show it)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    dtype, gradients = torch.get_default_dtype(), torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    shown = str(dtype).replace("torch.", "")
+    for changed, note in ((dtype != torch.float32, messages.DEFAULT_DTYPE_CHANGED.format(dtype=shown)),
+                          (not gradients, messages.GRADIENTS_OFF)):
+        if changed and notes is not None and note not in notes:
+            notes.append(note)
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    try:
+        with torch.inference_mode(False):  # `torch.inference_mode().__enter__()` at a module's top turns gradients off too
+            yield
+    finally:
+        torch.set_default_dtype(dtype)
+        torch.set_grad_enabled(gradients)

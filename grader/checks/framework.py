@@ -244,36 +244,6 @@ def torch_threads(count):
         torch.set_num_threads(threads)
 
 
-DEFAULT_DTYPE_CHANGED = ("코드가 torch의 기본 dtype을 {dtype}(으)로 바꿨습니다(torch.set_default_dtype). 채점은 과제의 기본값 "
-                         "float32로 되돌려서 합니다.")
-GRADIENTS_OFF = ("코드가 기울기 계산을 꺼 두었습니다(torch.set_grad_enabled(False) 등). 채점은 기울기 계산을 켠 채로 합니다: "
-                 "기울기를 끄는 것은 필요한 곳에서만 torch.no_grad()로 하세요.")
-
-
-@contextlib.contextmanager
-def course_defaults(notes=None):
-    """torch's defaults the checks assume (float32 default dtype, gradients on) inside the block, restored after: a
-    module or notebook that changed them at its top (`torch.set_default_dtype(torch.float64)`) is checked as the
-    course's code runs, with a Korean note in `notes` (a list; the self-check and the grade show it)."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    dtype, gradients = torch.get_default_dtype(), torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
-    for changed, note in ((dtype != torch.float32, DEFAULT_DTYPE_CHANGED.format(dtype=str(dtype).replace("torch.", ""))),
-                          (not gradients, GRADIENTS_OFF)):
-        if changed and notes is not None and note not in notes:
-            notes.append(note)
-    torch.set_default_dtype(torch.float32)
-    torch.set_grad_enabled(True)
-    try:
-        with torch.inference_mode(False):  # `torch.inference_mode().__enter__()` at a module's top turns gradients off too
-            yield
-    finally:
-        torch.set_default_dtype(dtype)
-        torch.set_grad_enabled(gradients)
-
-
 def _run_check(check, evidence):
     try:
         verdict = check.judge(evidence)

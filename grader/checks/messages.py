@@ -76,3 +76,10 @@ def not_a_tensor(function, kind):
 
 def _code(name):
     return {"출력": "output"}.get(name, name)
+
+
+# Notes when a module changed torch's global defaults at its top (`execute.course_defaults`).
+DEFAULT_DTYPE_CHANGED = ("코드가 torch의 기본 dtype을 {dtype}(으)로 바꿨습니다(torch.set_default_dtype). 채점은 과제의 기본값 "
+                         "float32로 되돌려서 합니다.")
+GRADIENTS_OFF = ("코드가 기울기 계산을 꺼 두었습니다(torch.set_grad_enabled(False) 등). 채점은 기울기 계산을 켠 채로 합니다: "
+                 "기울기를 끄는 것은 필요한 곳에서만 torch.no_grad()로 하세요.")

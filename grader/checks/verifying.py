@@ -8,7 +8,8 @@ def verify(chapter_id, check_name, namespace):
     """Run one check on the functions in `namespace` (e.g. a notebook's `globals()`); raise if it fails."""
     __tracebackhide__ = True  # pytest shows the Korean verdict, not this function's body
     from . import references, tracks
-    from .framework import course_defaults, judge, torch_threads
+    from .execute import course_defaults
+    from .framework import judge, torch_threads
     from .scoresheet import number
 
     declared = chapter(chapter_id)

@@ -5,7 +5,7 @@ the same way by the self-check and the notebook's `verify()`; the caller's own d
 import pytest
 import torch
 
-from grader.checks import framework, in_process, verify
+from grader.checks import execute, in_process, messages, verify
 from grader.checks.loading import module_from_source
 
 from .chapters import CHAPTERS
@@ -15,8 +15,8 @@ pytestmark = [pytest.mark.checks, pytest.mark.ch03]
 CHAPTER = next(chapter for chapter in CHAPTERS if chapter.id == "03_multihead")
 TOPS = {
     "float64": ("import torch\ntorch.set_default_dtype(torch.float64)\n",
-                framework.DEFAULT_DTYPE_CHANGED.format(dtype="float64")),
-    "no_gradients": ("import torch\ntorch.set_grad_enabled(False)\n", framework.GRADIENTS_OFF),
+                messages.DEFAULT_DTYPE_CHANGED.format(dtype="float64")),
+    "no_gradients": ("import torch\ntorch.set_grad_enabled(False)\n", messages.GRADIENTS_OFF),
 }
 
 
@@ -57,9 +57,9 @@ def test_the_block_resets_and_restores():
     notes = []
     torch.set_default_dtype(torch.float64)
     try:
-        with torch.no_grad(), framework.course_defaults(notes):
+        with torch.no_grad(), execute.course_defaults(notes):
             assert torch.get_default_dtype() == torch.float32 and torch.is_grad_enabled()
         assert torch.get_default_dtype() == torch.float64
     finally:
         torch.set_default_dtype(torch.float32)
-    assert notes == [framework.DEFAULT_DTYPE_CHANGED.format(dtype="float64"), framework.GRADIENTS_OFF]
+    assert notes == [messages.DEFAULT_DTYPE_CHANGED.format(dtype="float64"), messages.GRADIENTS_OFF]
