@@ -15,6 +15,7 @@ def generated():
     return pipeline.generate()
 
 
+@pytest.mark.slow  # a whole build in process (~25 s): `make test` and CI; by hand, `python -m grader build --check`
 def test_committed_generated_files_are_up_to_date(generated, monkeypatch, capsys):
     """`build --check` (`generated.run(check=True)`, on the shared build) passes on the repository as committed (CI
     fails on drift). Code, text and notebooks (the release too) are compared byte for byte with what an earlier build
@@ -51,6 +52,7 @@ def test_check_names_every_drifted_file(tmp_path):
     assert "print()" in (repo / "exercises/01_attention/demo.py").read_text().splitlines()[-1]
 
 
+@pytest.mark.slow  # the same whole build
 def test_generated_files_carry_a_header(generated):
     """Every generated Python and Markdown file says it is generated; JSON and notebooks say so in data."""
     import json

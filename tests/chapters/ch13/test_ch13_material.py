@@ -35,6 +35,7 @@ def test_text_quotes_the_demo(output):
     assert "max_len=10: ys (1, 10)  [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]" in output
 
 
+@pytest.mark.slow  # the demo run again, under torch's plain kernels
 def test_demo_is_the_same_with_torchs_plain_kernels(output):
     """Under ATEN_CPU_CAPABILITY=default (another CPU's kernels) the demo decodes and scores the same."""
     assert DECODED.findall(solution_demo_output(CHAPTER, ATEN_CPU_CAPABILITY="default")) == DECODED.findall(output)

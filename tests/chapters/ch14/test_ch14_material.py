@@ -40,6 +40,7 @@ def test_text_quotes_the_demo(output):
         assert number in output, number
 
 
+@pytest.mark.slow  # the demo run again, under torch's plain kernels
 def test_demo_is_the_same_with_torchs_plain_kernels(output):
     """Under ATEN_CPU_CAPABILITY=default (another CPU's kernels) the demo prints exactly the same."""
     assert solution_demo_output(CHAPTER, ATEN_CPU_CAPABILITY="default") == output
