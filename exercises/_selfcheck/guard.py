@@ -57,12 +57,13 @@ class Bound:
             namespace = private.__dict__
             for key, value in list(namespace.items()):
                 namespace[key] = self._bound(value)
-        self.snapshot = tuple(self._take())
+        watched = self._watched()
+        self.snapshot = tuple(self._take(watched))
         self.real = tuple(self._real.items())
         # The watched classes' names then: a name added to one (`torch.Tensor.tolist = …` shadows TensorBase's method
         # for every tensor) replaces what the probe calls as surely as a name replaced.
         self.class_names = tuple((where, namespace, frozenset(namespace))
-                                 for where, namespace in self._watched() if type(namespace) is not dict)
+                                 for where, namespace in watched if type(namespace) is not dict)
         self.library_dirs = _library_dirs()
         self.fingerprint = _Fingerprint.of(self.snapshot)
 
@@ -87,9 +88,9 @@ class Bound:
             self._clones[id(value)] = (value, clone)
         return self._clones[id(value)][1]
 
-    def _take(self):
-        """(where, name, owner namespace, the value then, its function parts then) for everything watched."""
-        for where, namespace in self._watched():
+    def _take(self, watched):
+        """(where, name, owner namespace, the value then, its function parts then) for everything `watched`."""
+        for where, namespace in watched:
             for key, value in list(namespace.items()):
                 if key not in IGNORED_NAMES:
                     parts = tuple(getattr(value, part, None) for part in _FUNCTION_PARTS) \
@@ -97,9 +98,7 @@ class Bound:
                     yield where, key, namespace, value, parts
 
     def _watched(self):
-        """(where, namespace) of every watched module (a dict) and class (its `__dict__` proxy), each once."""
-        if hasattr(self, "_watched_namespaces"):
-            return self._watched_namespaces
+        """(where, namespace) of every watched module (a dict) and class (its `__dict__` proxy)."""
         watched = [(name, vars(module)) for name, module in self._real.items()]
         watched += [(f"{name}.{key}", value.__dict__) for name, module in self._real.items()
                     for key, value in list(vars(module).items())
@@ -109,7 +108,6 @@ class Bound:
             cls = getattr(sys.modules.get(module_name), class_name, None)
             if isinstance(cls, type):
                 watched.append((f"{module_name}.{class_name}", cls.__dict__))
-        self._watched_namespaces = watched
         return watched
 
 
