@@ -110,7 +110,8 @@ def course_defaults(notes=None):
     if torch is None:
         yield
         return
-    dtype, gradients = torch.get_default_dtype(), torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    dtype, grad_mode = torch.get_default_dtype(), torch.is_grad_enabled()
+    gradients = grad_mode and not torch.is_inference_mode_enabled()
     shown = str(dtype).replace("torch.", "")
     for changed, note in ((dtype != torch.float32, messages.DEFAULT_DTYPE_CHANGED.format(dtype=shown)),
                           (not gradients, messages.GRADIENTS_OFF)):
@@ -123,4 +124,4 @@ def course_defaults(notes=None):
             yield
     finally:
         torch.set_default_dtype(dtype)
-        torch.set_grad_enabled(gradients)
+        torch.set_grad_enabled(grad_mode)
