@@ -11,6 +11,10 @@ the next runner was not forked before the move ended: nothing had come from the 
 (`Worker.silent_since`, read after the move) — the worker forks its next runner only once this job's runner has
 written its result line and ended. When that cannot be shown (the job ended first, the worker was replaced) `enter`
 moves the tree as before.
+
+Where the worker forks each runner ahead of its job (`Launcher.forks_ahead`, the shared bubblewrap sandbox:
+worker._serve_alternating), the proof is the worker's own: it forks the next runner only once it sees itself in a
+group other than the running job's in every hierarchy, or once the next job has been written (after `enter`).
 """
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -49,14 +53,16 @@ class Accounting:
             self._remover.submit(_delete_when_empty, old, group)
             self.live = [live for live in self.live if live.directories]  # the ones removed so far are gone
 
-    def move_ahead(self, worker):
+    def move_ahead(self, worker, forks_ahead=False):
         """(right after the job is sent) Make the worker's next group and move the worker alone into it, in the
-        background; its runner of this job stays in this job's group."""
+        background; its runner of this job stays in this job's group. `forks_ahead`: the worker forks its next runner
+        only once it sees itself moved (worker._serve_alternating), not after this job's report."""
         if self.groups is None or worker.host_pid is None:
             return
         group = self.groups.job()
         self.live.append(group)
-        self.ahead[worker] = (group, self._mover.submit(_move_worker, group, worker, worker.received))
+        received = None if forks_ahead else worker.received
+        self.ahead[worker] = (group, self._mover.submit(_move_worker, group, worker, received))
 
     def accounted(self, result, workers):
         """`result` saying how the submission was isolated; a kill by its group's memory limit is status memory,
@@ -99,9 +105,10 @@ def _clean(moved):
 
 def _move_worker(group, worker, received):
     """Move the worker into `group`; whether its next runner cannot have been forked before the move ended: nothing
-    came from the worker since `received` bytes had been read (this job's runner had not reported, so had not ended)."""
+    came from the worker since `received` bytes had been read (this job's runner had not reported, so had not ended),
+    or (`received` None) the worker forks it only once it sees itself in the group in every hierarchy."""
     group.add([worker.host_pid])
-    return group.holds(worker.host_pid) and worker.silent_since(received)
+    return group.holds(worker.host_pid) and (received is None or worker.silent_since(received))
 
 
 def _delete_when_empty(group, refuge, patience=0.5):

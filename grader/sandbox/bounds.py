@@ -103,6 +103,7 @@ class Watch:
         self.result_invalid = False  # a signed frame whose payload is not a bounded plain-data result
         self.forged = None  # why the result bytes are not one frame signed with `key` ("mac", "extra", "incomplete")
         self._verified = None  # (length of the result bytes checked, whether they were signed)
+        self._decoded = None  # (length of the result bytes decoded, what `_decode` returned, result_invalid after it)
 
     def feed(self, stream, chunk):
         """Record `chunk` read from "stdout", "stderr" or "result"."""
@@ -146,11 +147,31 @@ class Watch:
             self._verified = len(self.result), signed(self.key, bytes(self.result))
         return self._verified[1]
 
+    def frame_complete(self):
+        """Whether the result bytes so far are exactly as long as the frame their length prefix announces."""
+        size = len(self.result)
+        return (not self.result_too_big and size >= RESULT_PREFIX.size
+                and size == RESULT_PREFIX.size + RESULT_PREFIX.unpack_from(self.result)[0] + MAC_BYTES)
+
     def decoded_result(self):
         """The child's result if it sent one complete frame signed with the key, holding a well-formed result:
-        (dict, its JSON bytes), else (None, b"null"). Call `forgery` first to tell forged bytes from broken ones."""
+        (dict, its JSON bytes), else (None, b"null"). Call `forgery` first to tell forged bytes from broken ones.
+
+        It may also be called ahead, as soon as the frame is complete (while the child exits): the work is kept and
+        used again if no byte came after it."""
+        if self.result_too_big or self.forged:
+            return None, b"null"
+        if self._decoded is None or self._decoded[0] != len(self.result):
+            self.result_invalid = False
+            self._decoded = len(self.result), self._decode(), None
+            self._decoded = (*self._decoded[:2], self.result_invalid)
+        self.result_invalid = self._decoded[2]
+        return self._decoded[1]
+
+    def _decode(self):
+        """`decoded_result`'s work on the bytes read so far."""
         nothing = None, b"null"
-        if self.result_too_big or self.forged or len(self.result) < RESULT_PREFIX.size + MAC_BYTES:
+        if len(self.result) < RESULT_PREFIX.size + MAC_BYTES:
             return nothing
         if not self._signed():
             return nothing

@@ -15,14 +15,18 @@ import json
 import os
 import resource
 import signal
+import struct
 import sys
 import tempfile
 
 from .packing import pack as pack_values
 from .processes import set_no_new_privileges
-from .protocol import RESULT_PREFIX, _hmac_digest, write_all
+from .protocol import RESULT_PREFIX, _hmac_digest, read_exact, write_all
 
 RESULT_FD = 3
+JOB_FD = 4  # a pre-forked child's pipe from its runner: the job arrives there (`serve`)
+HANDOFF_PREFIX = struct.Struct(">Q")
+EXIT_NO_JOB = 69  # a pre-forked child whose runner ended without a job (end of input)
 EXIT_SETUP_FAILED = 70
 EXIT_EXECUTE_RAISED = 71
 EXIT_ENCODE_FAILED = 72
@@ -59,13 +63,15 @@ def _sealer(key, encoder=_ENCODER, fallback=_FALLBACK_ENCODE, length=len, pack=R
     return seal
 
 
-def _move_fds(stdout_fd, stderr_fd, result_fd):
-    """Put /dev/null, the two capture pipes and the result pipe on fds 0-3 and close every other fd."""
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (stdout_fd, stderr_fd, result_fd)]
+def _move_fds(stdout_fd, stderr_fd, result_fd, job_fd=None):
+    """Put /dev/null, the two capture pipes and the result pipe on fds 0-3 (and the job pipe, if any, on fd 4) and
+    close every other fd."""
+    kept = (stdout_fd, stderr_fd, result_fd) + ((job_fd,) if job_fd is not None else ())
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in kept]
     null = os.open(os.devnull, os.O_RDWR)
     for target, source in enumerate([null, *high]):
         os.dup2(source, target)
-    os.closerange(RESULT_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.closerange(RESULT_FD + 1 + (job_fd is not None), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
 def _apply_limits(limits):
@@ -99,16 +105,26 @@ def _fresh_streams():
 
 def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
     """Own session, fds, no new privileges, private directory, fresh streams, then the limits."""
+    _lock_down(limits, stdout_fd, stderr_fd, result_fd)
+    _enter(limits, workdir)
+
+
+def _lock_down(limits, stdout_fd, stderr_fd, result_fd, job_fd=None):
+    """What needs no job: own session, fds, no new privileges, fresh streams, torch's threads."""
     os.setsid()
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the worker dropped Python's handler
-    _move_fds(stdout_fd, stderr_fd, result_fd)
+    _move_fds(stdout_fd, stderr_fd, result_fd, job_fd)
     set_no_new_privileges()
+    _fresh_streams()
+    _set_threads(limits.threads)
+
+
+def _enter(limits, workdir):
+    """What needs the job: its private directory, then the limits."""
     os.chdir(workdir)
     os.environ.update(TMPDIR=workdir, HOME=workdir)
     tempfile.tempdir = None
-    _fresh_streams()
     _apply_limits(limits)
-    _set_threads(limits.threads)
 
 
 def _set_threads(threads):
@@ -127,6 +143,45 @@ def run(source, cases, probe, execute, limits, workdir, stdout_fd, stderr_fd, re
         _setup(limits, workdir, stdout_fd, stderr_fd, result_fd)
     except BaseException:  # nothing of the student's has run yet
         os._exit(EXIT_SETUP_FAILED)
+    _run_and_seal(seal, source, cases, probe, execute)
+
+
+def serve(probe, execute, limits, stdout_fd, stderr_fd, result_fd, job_fd, key):
+    """(forked before its job by `job_runner.serve_one`) Lock down, wait for the job on `job_fd`, then run it as `run`
+    does; never returns."""
+    try:
+        seal = _sealer(key)
+        del key
+        _lock_down(limits, stdout_fd, stderr_fd, result_fd, job_fd)
+        job = read_handoff(JOB_FD)
+        os.close(JOB_FD)
+        if job is None:
+            os._exit(EXIT_NO_JOB)
+        workdir, cases, source = job
+        _enter(limits, workdir)
+    except BaseException:  # nothing of the student's has run yet
+        os._exit(EXIT_SETUP_FAILED)
+    _run_and_seal(seal, source, cases, probe, execute)
+
+
+def encode_handoff(workdir, cases, source):
+    """The frame a runner hands its pre-forked child: length, then JSON of the job's directory, cases and source."""
+    body = json.dumps({"workdir": workdir, "cases": list(cases), "source": source}).encode("ascii")
+    return HANDOFF_PREFIX.pack(len(body)) + body
+
+
+def read_handoff(fd):
+    """(workdir, cases, source) from `fd`, or None when the runner closed it without a job."""
+    prefix = read_exact(fd, HANDOFF_PREFIX.size)
+    if not prefix:
+        return None
+    (length,) = HANDOFF_PREFIX.unpack(prefix)
+    job = json.loads(read_exact(fd, length))
+    return job["workdir"], job["cases"], job["source"]
+
+
+def _run_and_seal(seal, source, cases, probe, execute):
+    """Run the student's source on `cases` and send the result; never returns."""
     try:
         result = execute(source, probe, cases)
     except BaseException:  # e.g. an exception whose __str__ raises

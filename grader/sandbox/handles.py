@@ -248,11 +248,13 @@ class Zygote:
         """Whether bwrap (and so the zygote) still runs."""
         return self.process.poll() is None
 
-    def spawn(self, uid):
-        """Ask the zygote for a worker running jobs as `uid`; return the pool's ends (stdin, stdout, stderr)."""
+    def spawn(self, uids):
+        """Ask the zygote for a worker running jobs as the two `uids` in turn (worker._serve_alternating); return the
+        pool's ends (stdin, stdout, stderr)."""
         (in_r, in_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
         try:
-            socket.send_fds(self.control, [json.dumps({"uid": uid}).encode()], [in_r, out_w, err_w])
+            request = {"uid": uids[0], "uids": list(uids)}
+            socket.send_fds(self.control, [json.dumps(request).encode()], [in_r, out_w, err_w])
         except BaseException:
             for fd in (in_w, out_r, err_r):
                 os.close(fd)

@@ -2,7 +2,8 @@
 
 A runner is forked afresh from the warm worker for every job and exits afterwards, so nothing of a
 submission (its source, output or result) is ever left in the memory of a process that later forks
-another submission's child.
+another submission's child. In the shared bubblewrap sandbox the runner of the next job is forked while this one
+runs, as the worker's other uid, and forks its child before its job comes (`signals`, worker._serve_alternating).
 """
 import os
 import select
@@ -130,6 +131,8 @@ def _supervise(pid, streams, watch, deadline, process_limit, meter=None):
                 chunk = os.read(fd, _CHUNK)
                 if chunk:
                     watch.feed(streams[fd], chunk)
+                    if streams[fd] == "result" and watch.frame_complete():
+                        watch.decoded_result()  # while the child exits; used again if nothing more comes
                 else:
                     poller.unregister(fd)
             if watch.output_exceeded:
@@ -202,44 +205,110 @@ def _exited_with(exit_status, code):
     return os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == code
 
 
-def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False, memory_watch=False):
+def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False, memory_watch=False, signals=None):
     """Handle the next job on stdin and report it on stdout; return this runner's exit code.
 
     With `cpu_clock` the wall time only backs up the CPU time: CPU_CLOCK_BACKSTOP times wall_seconds; with
-    `memory_watch` the memory of the submission's processes together is held to the memory limit (see _Meter)."""
+    `memory_watch` the memory of the submission's processes together is held to the memory limit (see _Meter).
+    With `signals` (a pipe to the worker; a runner of its own uid, forked while the previous job runs) the child is
+    forked and locked down before the job is read (`child.serve`): the runner writes b"p" there once it is,
+    and b"s" once it has read its job (from then on the worker may fork the next runner, which reads the next one)."""
+    if signals is None:
+        try:
+            job = read_job(0)
+        except (ProtocolError, ValueError, KeyError, TypeError):
+            return EXIT_PROTOCOL_ERROR
+        if job is None:
+            return EXIT_END_OF_INPUT
+        submission_id, cases, source = job
+        if not namespaced:
+            set_subreaper()  # not inherited from the worker: orphans of the child must stay below us
+        workdir = tempfile.mkdtemp(prefix="job-", dir=scratch)
+
+        def start(out_w, err_w, res_w, key):
+            child.run(source, cases, probe, execute, limits, workdir, out_w, err_w, res_w, key)
+
+        running = _Running.fork(start, limits, namespaced, cpu_clock, memory_watch)
+        return _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock, workdir)
+    job_r, job_w = os.pipe()
+
+    def prepare(out_w, err_w, res_w, key):
+        os.close(job_w)
+        child.serve(probe, execute, limits, out_w, err_w, res_w, job_r, key)
+
+    running = _Running.fork(prepare, limits, namespaced, cpu_clock, memory_watch)
+    os.close(job_r)
+    write_all(signals, b"p")
     try:
         job = read_job(0)
     except (ProtocolError, ValueError, KeyError, TypeError):
-        return EXIT_PROTOCOL_ERROR
-    if job is None:
-        return EXIT_END_OF_INPUT
+        job = EXIT_PROTOCOL_ERROR
+    if not isinstance(job, tuple):
+        os.close(job_w)  # the child exits (child.EXIT_NO_JOB); the worker clears our uid
+        return EXIT_END_OF_INPUT if job is None else job
+    write_all(signals, b"s")
+    os.close(signals)
     submission_id, cases, source = job
-    if not namespaced:
-        set_subreaper()  # not inherited from the worker: orphans of the child must stay below us
     workdir = tempfile.mkdtemp(prefix="job-", dir=scratch)
-    (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
-    key = job_key()  # the child signs its one result frame with it; bytes anything else writes there do not verify
-    set_not_dumpable()  # the child (same uid) cannot open our /proc fds (the pool's pipe) or read our memory
-    meter = _Meter(limits, namespaced, memory_watch) if cpu_clock else None  # (its baseline: before the fork)
-    started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        child.run(source, cases, probe, execute, limits, workdir, out_w, err_w, res_w, key)
-    del source
-    for fd in (out_w, err_w, res_w):
-        os.close(fd)
-    streams = {out_r: "stdout", err_r: "stderr", res_r: "result"}
-    watch = Watch(limits, key)
+    try:
+        write_all(job_w, child.encode_handoff(workdir, cases, source))
+    except OSError:  # the child died before its job: its exit status says how
+        pass
+    os.close(job_w)
+    running.started = time.monotonic()
+    return _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock, workdir)
+
+
+class _Running:
+    """A forked child: its pid, the runner's ends of its three pipes, the key of its result frame and its meter."""
+
+    def __init__(self, pid, streams, key, meter):
+        self.pid = pid
+        self.streams = streams
+        self.key = key
+        self.meter = meter
+        self.started = time.monotonic()
+
+    @classmethod
+    def fork(cls, target, limits, namespaced, cpu_clock, memory_watch):
+        """Fork a child that calls `target(stdout_w, stderr_w, result_w, key)` (which never returns)."""
+        (out_r, out_w), (err_r, err_w), (res_r, res_w) = os.pipe(), os.pipe(), os.pipe()
+        key = job_key()  # the child signs its one result frame with it; bytes anything else writes there do not verify
+        set_not_dumpable()  # the child (same uid) cannot open our /proc fds (the pool's pipe) or read our memory
+        meter = _Meter(limits, namespaced, memory_watch) if cpu_clock else None  # (its baseline: before the fork)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                target(out_w, err_w, res_w, key)
+            finally:
+                os._exit(child.EXIT_SETUP_FAILED)
+        for fd in (out_w, err_w, res_w):
+            os.close(fd)
+        return cls(pid, {out_r: "stdout", err_r: "stderr", res_r: "result"}, key, meter)
+
+
+def _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock, workdir):
+    """Supervise the running child to its end, clean up after it, report one line; return EXIT_REPORTED."""
+    pid, streams = running.pid, running.streams
+    watch = Watch(limits, running.key)
     # The kernel does not apply RLIMIT_NPROC to root: count the processes ourselves then.
     process_limit = limits.max_processes if os.geteuid() == 0 and not namespaced else None
     wall = limits.wall_seconds * (CPU_CLOCK_BACKSTOP if cpu_clock else 1)
-    reason, ended = _supervise(pid, streams, watch, started + wall, process_limit, meter)
-    seconds = time.monotonic() - started
+    reason, ended = _supervise(pid, streams, watch, running.started + wall, process_limit, running.meter)
+    seconds = time.monotonic() - running.started
     if ended is None:
         os.kill(pid, signal.SIGKILL)
         ended = os.wait4(pid, 0)
     _kill_leftovers(pid, namespaced)
     _drain(streams, watch)
+    for fd in streams:
+        os.close(fd)
+    # Everything the submission wrote goes before its report: once the pool has it, the next job may start, in a
+    # runner of another uid that already exists (`signals`).
+    _wipe(workdir)
+    if namespaced:
+        for shared in (scratch, "/dev/shm"):
+            _wipe(shared, contents_only=True)
     _, exit_status, usage = ended
     forged = watch.forgery(exited=os.WIFEXITED(exit_status))
     result, raw_result = watch.decoded_result()
@@ -263,10 +332,4 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False,
         "stdout": watch.stdout.text(), "stderr": stderr, "seconds": round(seconds, 4),
     })
     write_all(1, line[:-2] + b',"result":' + raw_result + b"}\n")  # the validated JSON, spliced in unchanged
-    for fd in streams:
-        os.close(fd)
-    _wipe(workdir)
-    if namespaced:
-        for shared in (scratch, "/dev/shm"):
-            _wipe(shared, contents_only=True)
     return EXIT_REPORTED

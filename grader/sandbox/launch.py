@@ -33,6 +33,7 @@ class Launcher:
     sandbox = ""  # the `sandbox` field of every RunResult: bubblewrap | contained | subprocess
     tree_size = 2  # processes of an idle worker's tree the pool moves into a job's control group (worker, runner, …)
     runner_parent_is_host = False  # whether the worker's host pid is the process that forks its runners (accounting.py)
+    forks_ahead = False  # whether the worker forks a job's runner before the job, once moved into its group (accounting.py)
 
     def __init__(self, probe_module, limits, workdir, code, run_as=None, memory_watch=False):
         self.probe_module = probe_module

@@ -23,24 +23,25 @@ class SharedBubblewrap(Launcher):
     """Workers forked by the zygote of the pool's one bubblewrap sandbox, each under a uid of its own."""
 
     sandbox = "bubblewrap"
-    tree_size = 2  # the forked worker and its idle runner
+    tree_size = 1  # the forked worker; its runners are forked ahead, once it has been moved (worker._serve_alternating)
     runner_parent_is_host = True
+    forks_ahead = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.zygote = None
-        self.uids = {}  # slot -> the uid its workers' jobs run as (kept across restarts of the slot)
+        self.uids = {}  # slot -> the two uids its workers' jobs run as in turn (kept across restarts of the slot)
 
     def start(self, slot):
         """Have the zygote fork the worker of `slot` (restarting the sandbox if it is gone)."""
-        uid = self.uids.setdefault(slot, next_uid())
+        uids = self.uids.get(slot) or self.uids.setdefault(slot, (next_uid(), next_uid()))
         for attempt in range(2):
             if self.zygote is not None and not self.zygote.alive():
                 self._drop_zygote()
             if self.zygote is None:
                 self.zygote = self._start_zygote()
             try:
-                pipes = self.zygote.spawn(uid)
+                pipes = self.zygote.spawn(uids)
             except OSError:
                 if attempt:
                     raise

@@ -160,7 +160,7 @@ class SandboxPool:
         worker.pending = memoryview(encode_job(submission_id, source, cases))
         worker.flush()
         if self._launcher.runner_parent_is_host:
-            self._accounting.move_ahead(worker)
+            self._accounting.move_ahead(worker, self._launcher.forks_ahead)
 
     def wall_limit(self):
         """The longest a runner lets a submission run: timeouts count its CPU time, the wall time only backs them up."""

@@ -10,6 +10,7 @@ Run as `python -m grader.sandbox.worker PROBE_MODULE --limits JSON --scratch DIR
 It never reads a job itself (a fresh runner does), and it never has reference data.
 """
 import argparse
+import functools
 import gc
 import importlib
 import json
@@ -21,7 +22,7 @@ import sys
 import time
 import traceback
 
-from . import confine, hugepages, job_runner, privileges, status
+from . import cgroups, confine, hugepages, job_runner, privileges, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_not_dumpable, set_parent_death_signal,
@@ -30,6 +31,8 @@ from .protocol import encode_line, write_all
 
 EXIT_BAD_SETUP = 2
 EXIT_RUNNER_FAILED = 5
+AHEAD_CHECK_SECONDS = 0.001  # how often the worker looks whether it has been moved into the next job's group
+AHEAD_PATIENCE_SECONDS = 0.05  # ... so often only this long after the job started (then every 5 ms) or ended (0.2 s)
 
 
 def _arguments(argv):
@@ -161,6 +164,180 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
             return EXIT_BAD_SETUP
 
 
+class _Runner:
+    """A runner the alternating worker forked: its pid, uid and job number, and the read end of its signals pipe."""
+
+    def __init__(self, pid, uid, seq, signals):
+        self.pid, self.uid, self.seq, self.signals = pid, uid, seq, signals
+        self.forked = time.monotonic()
+        self.prepared = self.started = False  # b"p": its child is forked; b"s": it has read its job
+        self.groups = None  # its control groups once it has read its job (`_moved_ahead`)
+        self.started_at = None
+        self.exit_status = None
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def read_signals(self):
+        """Take what the runner wrote on its signals pipe."""
+        try:
+            data = os.read(self.signals, 16)
+        except BlockingIOError:
+            return
+        self.prepared |= b"p" in data
+        if b"s" in data and not self.started:
+            self.started, self.started_at = True, time.monotonic()
+            self.groups = _groups_of(self.pid)  # the job's: the pool settled them before it wrote the job
+
+    def close(self):
+        """Release the worker's fds of this runner."""
+        for fd in (self.signals, self.pidfd):
+            if fd is not None:
+                os.close(fd)
+        self.signals = self.pidfd = None
+
+
+def _fork_runner(seq, uid, others, serve):
+    """Fork the runner of job `seq` as `uid`; it forks its child before it reads the job (`job_runner.serve_one`)."""
+    signals_r, signals_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = EXIT_RUNNER_FAILED
+        try:
+            os.close(signals_r)
+            for runner in others:  # the other runner's pipe and pidfd are not this one's business
+                runner.close()
+            privileges.drop_to(uid, uid)
+            set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
+            code = serve(seq, signals=signals_w)
+        except BaseException:  # reported as a crashed job; the worker goes on
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(signals_w)
+    os.set_blocking(signals_r, False)
+    return _Runner(pid, uid, seq, signals_r)
+
+
+def _reap(runners):
+    """Reap every ended child (orphans of the submissions included); record the runners' wait statuses. A runner
+    stopped by its child is killed."""
+    by_pid = {runner.pid: runner for runner in runners if runner is not None}
+    while True:
+        try:
+            pid, exit_status = os.waitpid(-1, os.WNOHANG | os.WUNTRACED)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        runner = by_pid.get(pid)
+        if runner is not None and os.WIFSTOPPED(exit_status):
+            os.kill(pid, signal.SIGKILL)
+        elif runner is not None:
+            runner.exit_status = exit_status
+
+
+def _groups_of(pid):
+    """The control-group lines of `pid` for the controllers a job's group holds ({} if it is gone)."""
+    found = {}
+    try:
+        with open(f"/proc/{pid}/cgroup", encoding="ascii") as lines:
+            for line in lines:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for controller in controllers.split(","):
+                    if controller in cgroups.CONTROLLERS:
+                        found[controller] = path
+    except (OSError, ValueError):
+        return {}
+    return found
+
+
+def _moved_ahead(runner):
+    """Whether the pool has moved this worker into the next job's groups, out of the ones `runner` ran its job in, in
+    every hierarchy (accounting.move_ahead): a runner forked now is born there."""
+    mine, theirs = _groups_of(os.getpid()), runner.groups
+    return bool(theirs) and all(mine.get(controller) not in (None, theirs.get(controller))
+                                for controller in cgroups.CONTROLLERS)
+
+
+def _job_waiting():
+    """Whether the pool has written the next job (or closed stdin): its groups are then settled (accounting.enter)."""
+    poller = select.poll()
+    poller.register(0, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def _await(runner, upcoming, want_next, moves_ahead):
+    """Wait for the next thing to happen to `runner` (a signal, its end) or, with `want_next`, for the moment the next
+    runner may be forked; bounded, so orphans are reaped and the groups looked at again."""
+    poller = select.poll()
+    if runner.signals is not None and not runner.started:
+        poller.register(runner.signals, select.POLLIN)
+    if runner.pidfd is not None:
+        poller.register(runner.pidfd, select.POLLIN)
+    if want_next and moves_ahead:
+        poller.register(0, select.POLLIN)
+        timeout = AHEAD_CHECK_SECONDS if time.monotonic() - runner.started_at < AHEAD_PATIENCE_SECONDS else 0.005
+    else:
+        timeout = 0.2 if runner.pidfd is not None else 0.02
+    for fd, _ in poller.poll(max(0, int(timeout * 1000)) or 1):
+        if fd == runner.signals:
+            runner.read_signals()
+    _reap([runner, upcoming])
+
+
+def _serve_alternating(serve, ready, uids, moves_ahead):
+    """Announce `ready`, then serve jobs with runners of the two `uids` in turn; return the exit code.
+
+    Each runner forks its child before its job (job_runner.serve_one with `signals`). Once a runner has read its job,
+    the next runner is forked, as the other uid, so its child is forked and locked down when the next job
+    comes: nothing of the running submission's uid can signal, trace or read it, and everything of a uid is killed
+    once its runner ends, before that uid's next runner is forked. With `moves_ahead` (the pool keeps a control group
+    per job) the next runner is forked only once the pool has moved this worker into the next job's group (or the next
+    job has been written, after which the pool moves nothing), so it is born there.
+    """
+    current = _fork_runner(1, uids[0], (), serve)
+    while not current.prepared and current.exit_status is None:
+        _await(current, None, False, moves_ahead)
+    write_all(1, encode_line(ready))
+    upcoming = None
+    while True:
+        if current.exit_status is None:
+            want_next = current.started and upcoming is None
+            if want_next and (not moves_ahead or _moved_ahead(current) or _job_waiting()):
+                upcoming = _fork_runner(current.seq + 1, _other(uids, current.uid), (current,), serve)
+                continue
+            _await(current, upcoming, want_next, moves_ahead)
+            continue
+        kill_uid(current.uid)
+        current.close()
+        exit_status = current.exit_status
+        code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else None
+        if code == job_runner.EXIT_END_OF_INPUT:
+            return 0
+        if code != job_runner.EXIT_REPORTED:
+            write_all(1, encode_line({
+                "seq": current.seq, "id": None, "status": status.CRASHED, "result": None,
+                "stdout": "", "stderr": "", "seconds": round(time.monotonic() - current.forked, 4),
+            }))
+        if code == job_runner.EXIT_PROTOCOL_ERROR:
+            return EXIT_BAD_SETUP
+        if upcoming is None:  # fork it once moved ahead or the next job is there, never while the pool settles a group
+            ended = time.monotonic()
+            while not ((moves_ahead and current.started and _moved_ahead(current)) or _job_waiting()):
+                _reap(())
+                soon = moves_ahead and current.started and time.monotonic() - ended < AHEAD_PATIENCE_SECONDS
+                select.select([0], [], [], AHEAD_CHECK_SECONDS if soon else 0.2)
+            upcoming = _fork_runner(current.seq + 1, _other(uids, current.uid), (), serve)
+        current, upcoming = upcoming, None
+
+
+def _other(uids, uid):
+    """The uid of `uids` that is not `uid`."""
+    return uids[1] if uid == uids[0] else uids[0]
+
+
 def _forked_worker(request, fds, probe, execute, limits, arguments, torch_version, started):
     """In a child of the zygote: take the pool's pipes as fds 0-2 and serve jobs as worker `request["uid"]`."""
     for target, fd in enumerate(fds):
@@ -174,10 +351,20 @@ def _forked_worker(request, fds, probe, execute, limits, arguments, torch_versio
     if not isinstance(uid, int) or uid <= 0:
         return EXIT_BAD_SETUP
     kill_uid(uid)  # whatever a previous worker of this uid left behind
-    return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, {
-        "ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
-        "torch": torch_version, "seconds": round(time.monotonic() - started, 3),
-    }, uid=uid, cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
+    uids = request.get("uids")
+    ready = {"ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
+             "torch": torch_version, "seconds": round(time.monotonic() - started, 3)}
+    if uids is not None:
+        if (not isinstance(uids, list) or len(uids) != 2 or uids[0] != uid or uids[1] == uid
+                or not all(isinstance(each, int) and each > 0 for each in uids)):
+            return EXIT_BAD_SETUP
+        kill_uid(uids[1])
+        serve = functools.partial(job_runner.serve_one, probe=probe, execute=execute, limits=limits,
+                                  scratch=arguments.scratch, namespaced=job_runner.SHARED, cpu_clock=arguments.cpu_clock,
+                                  memory_watch=arguments.memory_watch)
+        return _serve_alternating(serve, {**ready, "uids": uids}, uids, moves_ahead=not arguments.memory_watch)
+    return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, ready, uid=uid,
+                  cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
 
 
 def _zygote(arguments, limits, started):

@@ -72,3 +72,20 @@ def test_the_runner_takes_exactly_one_frame_signed_with_the_jobs_key():
     assert "불완전한" in _watch(frame[:-1], key).forgery(exited=True)
     killed = _watch(frame[:-1], key)
     assert killed.forgery(exited=False) is None and killed.decoded_result() == (None, b"null")
+
+
+def test_a_result_decoded_ahead_is_dropped_when_bytes_follow():
+    """Unit: the runner decodes a complete frame while the child exits; bytes written after it make that work void
+    (the result is then a forgery, with nothing decoded), and an invalid payload decoded ahead stays invalid."""
+    key, payload = os.urandom(32), b'{"traces":{}}'
+    frame = protocol.result_frame(key, payload)
+    watch = _watch(frame, key)
+    assert watch.frame_complete() and watch.decoded_result() == ({"traces": {}}, payload)
+    watch.feed("result", b"x")
+    assert not watch.frame_complete()
+    assert "덧붙은 1바이트" in watch.forgery(exited=True)
+    assert watch.decoded_result() == (None, b"null")
+    invalid = _watch(protocol.result_frame(key, b'{"neither":1}'), key)
+    assert invalid.decoded_result() == (None, b"null") and invalid.result_invalid
+    assert invalid.forgery(exited=True) is None
+    assert invalid.decoded_result() == (None, b"null") and invalid.result_invalid
