@@ -84,6 +84,7 @@ def _apply_limits(limits):
         (resource.RLIMIT_FSIZE, limits.file_size_bytes),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_MSGQUEUE, 0),  # no POSIX message queue: one would outlive the job (processes.remove_ipc)
     ):
         soft, hard = value if isinstance(value, tuple) else (value, value)
         ceiling = resource.getrlimit(which)[1]

@@ -16,7 +16,7 @@ from . import child, status
 from .bounds import Watch
 from .limits import CPU_CLOCK_BACKSTOP
 from .processes import (clear_descendants, clear_namespace, clear_uid, descendants, kill_group, process_table,
-                        processes_of, set_not_dumpable, set_subreaper)
+                        processes_of, remove_ipc, set_not_dumpable, set_subreaper)
 from .protocol import ProtocolError, encode_line, job_key, read_job, write_all
 
 SHARED = "shared"  # `namespaced` when the pid namespace holds other workers (each runner has its own uid)
@@ -303,12 +303,13 @@ def _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock,
     _drain(streams, watch)
     for fd in streams:
         os.close(fd)
-    # Everything the submission wrote goes before its report: once the pool has it, the next job may start, in a
-    # runner of another uid that already exists (`signals`).
+    # Everything the submission left goes before its report (files, System V IPC objects): once the pool has it, the
+    # next job may start, in a runner of another uid that already exists (`signals`).
     _wipe(workdir)
     if namespaced:
         for shared in (scratch, "/dev/shm"):
             _wipe(shared, contents_only=True)
+        remove_ipc()
     _, exit_status, usage = ended
     forged = watch.forgery(exited=os.WIFEXITED(exit_status))
     result, raw_result = watch.decoded_result()

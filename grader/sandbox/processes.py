@@ -212,6 +212,39 @@ def kill_uid(uid, timeout=5.0, rounds=100):
     return _until_gone(kill, lambda: processes_of(uid, (me, 1)), timeout)
 
 
+_IPC_RMID = 0
+_SYSV_IPC = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
+
+
+def remove_ipc():
+    """Remove every System V shared memory segment, message queue and semaphore set our uid created or owns; return how
+    many. They outlive the processes that made them, and a worker's jobs share its IPC namespace: one left behind would
+    carry a message from one submission to the next (POSIX message queues are refused outright, `child._apply_limits`)."""
+    uid, removed = os.getuid(), 0
+    for kind, control in _SYSV_IPC:
+        for ident in _ipc_objects(kind, uid):
+            arguments = (ident, 0, _IPC_RMID) if kind == "sem" else (ident, _IPC_RMID, None)
+            if getattr(_libc, control)(*arguments) == 0:
+                removed += 1
+    return removed
+
+
+def _ipc_objects(kind, uid):
+    """Ids of the System V IPC objects of `kind` ("shm", "msg", "sem") whose owner or creator is `uid`."""
+    try:
+        with open(f"/proc/sysvipc/{kind}", encoding="ascii") as table:
+            header = table.readline().split()
+            rows = [line.split() for line in table]
+    except OSError:
+        return []
+    try:
+        ident, owner, creator = header.index(f"{kind if kind != 'msg' else 'msq'}id"), header.index("uid"), header.index("cuid")
+    except ValueError:
+        return []
+    return [int(row[ident]) for row in rows
+            if len(row) == len(header) and uid in (int(row[owner]), int(row[creator]))]
+
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWNET = 0x40000000

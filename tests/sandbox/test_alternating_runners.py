@@ -2,7 +2,7 @@
 
 While a submission runs, the runner of the next job and its child already exist (worker._serve_alternating), as the
 worker's other uid: these tests check that they do, and that the running submission can neither reach them nor leave
-anything for the submission they will run.
+anything for the submission they will run (files, System V IPC objects, POSIX message queues).
 """
 import json
 
@@ -100,6 +100,30 @@ print("GROUPS", json.dumps({"own": memory_group(os.getpid()), "runner": memory_g
 """
 
 
+# Leaves a System V shared memory segment (with a message in it) and message queue, and a POSIX message queue: none of
+# them ends with the process that made it.
+LEAVE_IPC = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+segment = libc.shmget(0x5EED, 4096, 0o1666)
+ctypes.memmove(libc.shmat(segment, None, 0), b"a message in shared memory", 26)
+queue = libc.msgget(0x5EED, 0o1666)
+posix = ctypes.CDLL("librt.so.1", use_errno=True).mq_open(b"/left-behind", os.O_CREAT | os.O_WRONLY, 0o666, None)
+print("LEFT", json.dumps([segment >= 0, queue >= 0, posix >= 0]))
+"""
+
+LOOK_FOR_IPC = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+found = [libc.shmget(0x5EED, 0, 0) >= 0, libc.msgget(0x5EED, 0) >= 0,
+         ctypes.CDLL("librt.so.1", use_errno=True).mq_open(b"/left-behind", os.O_RDONLY | os.O_NONBLOCK) >= 0]
+with open("/proc/sysvipc/shm") as table:
+    found.append(len(table.readlines()) - 1)
+print("FOUND", json.dumps(found))
+"""
+
+
 def _said(result, tag):
     """The JSON a submission printed after `tag`."""
     line = next(line for line in result.stdout.splitlines() if line.startswith(tag + " "))
@@ -116,6 +140,9 @@ def turns(serial_pool, solution_source, case_names):
         ("after_reach", solution_source),
         ("leave", s.prelude(LEAVE_FILES, solution_source)),
         ("look", s.prelude(LOOK_FOR_FILES, solution_source)),
+        ("leave_ipc", s.prelude("import json\n" + LEAVE_IPC, solution_source)),
+        ("look_ipc", s.prelude("import json\n" + LOOK_FOR_IPC, solution_source)),
+        ("look_ipc_again", s.prelude("import json\n" + LOOK_FOR_IPC, solution_source)),
     ]
     results = run_batch(serial_pool, [(name, source, case_names) for name, source in order])
     results["isolation"] = serial_pool.isolation
@@ -153,3 +180,13 @@ def test_the_next_runner_is_born_in_the_next_jobs_control_group(turns):
     groups = _said(turns["groups"], "GROUPS")
     assert groups["own"] == groups["runner"], groups
     assert len(groups["next"]) == 1 and groups["next"][0] != groups["own"], groups
+
+
+def test_ipc_objects_left_behind_do_not_reach_the_next_submissions(turns):
+    """A System V segment and message queue a submission leaves (mode 0666) are removed before its report; a POSIX
+    message queue cannot be made at all. The next two submissions (one of each uid) find nothing."""
+    assert passed(turns["leave_ipc"])
+    segment, queue, posix = _said(turns["leave_ipc"], "LEFT")
+    assert segment and queue and not posix
+    assert _said(turns["look_ipc"], "FOUND") == [False, False, False, 0]
+    assert _said(turns["look_ipc_again"], "FOUND") == [False, False, False, 0]
