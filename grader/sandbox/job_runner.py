@@ -201,6 +201,14 @@ def _wipe(path, contents_only=False):
                 pass
 
 
+def clear_traces(scratch):
+    """Remove what a job of our uid may have left where the worker's other jobs can reach it: the entries of the
+    scratch directory and of /dev/shm (in the worker's own mount namespace), and its System V IPC objects."""
+    for shared in (scratch, "/dev/shm"):
+        _wipe(shared, contents_only=True)
+    remove_ipc()
+
+
 def _exited_with(exit_status, code):
     return os.WIFEXITED(exit_status) and os.WEXITSTATUS(exit_status) == code
 
@@ -307,9 +315,7 @@ def _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock,
     # next job may start, in a runner of another uid that already exists (`signals`).
     _wipe(workdir)
     if namespaced:
-        for shared in (scratch, "/dev/shm"):
-            _wipe(shared, contents_only=True)
-        remove_ipc()
+        clear_traces(scratch)
     _, exit_status, usage = ended
     forged = watch.forgery(exited=os.WIFEXITED(exit_status))
     result, raw_result = watch.decoded_result()

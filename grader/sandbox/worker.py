@@ -3,8 +3,8 @@
 With --zygote (bubblewrap as root) the process is pid 1 of one sandbox shared by all the pool's
 workers: it imports torch once and forks each worker on request. A forked worker first takes its
 own network, IPC and mount namespaces (a fresh /scratch = TMPDIR and /dev/shm), so concurrent submissions cannot
-reach each other, then stays root with only CAP_SETUID, CAP_SETGID and CAP_KILL and runs each
-runner under the worker's own unprivileged uid.
+reach each other, then stays root with only CAP_SETUID, CAP_SETGID and CAP_KILL and runs its
+runners under the worker's two unprivileged uids in turn, each forked ahead of its job (`_serve_alternating`).
 
 Run as `python -m grader.sandbox.worker PROBE_MODULE --limits JSON --scratch DIR [...]`.
 It never reads a job itself (a fresh runner does), and it never has reference data.
@@ -74,6 +74,22 @@ def _wait_for(pid):
             os.kill(pid, signal.SIGKILL)
         elif ended == pid:
             return exit_status
+
+
+def _clear_after(uid, scratch):
+    """After a runner of `uid` ended without its report (e.g. killed by its own submission, which then left its files
+    and IPC objects behind), and everything of `uid` was killed: clear its traces as `uid`, in a process of its own
+    (the worker may not enter a student's directories), before the next job can start."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            privileges.drop_to(uid, uid)
+            job_runner.clear_traces(scratch)
+            code = 0
+        finally:
+            os._exit(code)
+    os.waitpid(pid, 0)
 
 
 def _prepare(arguments, limits):
@@ -155,6 +171,10 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
         code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else None
         if code == job_runner.EXIT_END_OF_INPUT:
             return 0
+        if code != job_runner.EXIT_REPORTED and uid is not None:
+            _clear_after(uid, scratch)
+        elif code != job_runner.EXIT_REPORTED and namespaced:
+            job_runner.clear_traces(scratch)  # the runners' uid is ours
         if code != job_runner.EXIT_REPORTED:
             write_all(1, encode_line({
                 "seq": seq, "id": None, "status": status.CRASHED, "result": None,
@@ -287,7 +307,7 @@ def _await(runner, upcoming, want_next, moves_ahead):
     _reap([runner, upcoming])
 
 
-def _serve_alternating(serve, ready, uids, moves_ahead):
+def _serve_alternating(serve, ready, uids, moves_ahead, scratch):
     """Announce `ready`, then serve jobs with runners of the two `uids` in turn; return the exit code.
 
     Each runner forks its child before its job (job_runner.serve_one with `signals`). Once a runner has read its job,
@@ -317,6 +337,7 @@ def _serve_alternating(serve, ready, uids, moves_ahead):
         if code == job_runner.EXIT_END_OF_INPUT:
             return 0
         if code != job_runner.EXIT_REPORTED:
+            _clear_after(current.uid, scratch)
             write_all(1, encode_line({
                 "seq": current.seq, "id": None, "status": status.CRASHED, "result": None,
                 "stdout": "", "stderr": "", "seconds": round(time.monotonic() - current.forked, 4),
@@ -362,7 +383,7 @@ def _forked_worker(request, fds, probe, execute, limits, arguments, torch_versio
         serve = functools.partial(job_runner.serve_one, probe=probe, execute=execute, limits=limits,
                                   scratch=arguments.scratch, namespaced=job_runner.SHARED, cpu_clock=arguments.cpu_clock,
                                   memory_watch=arguments.memory_watch)
-        return _serve_alternating(serve, {**ready, "uids": uids}, uids, moves_ahead=not arguments.memory_watch)
+        return _serve_alternating(serve, {**ready, "uids": uids}, uids, not arguments.memory_watch, arguments.scratch)
     return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, ready, uid=uid,
                   cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
 

@@ -143,6 +143,9 @@ def turns(serial_pool, solution_source, case_names):
         ("leave_ipc", s.prelude("import json\n" + LEAVE_IPC, solution_source)),
         ("look_ipc", s.prelude("import json\n" + LOOK_FOR_IPC, solution_source)),
         ("look_ipc_again", s.prelude("import json\n" + LOOK_FOR_IPC, solution_source)),
+        ("leave_and_kill", s.prelude("import json\n" + LEAVE_FILES + LEAVE_IPC + s.KILL_PARENT, solution_source)),
+        ("look_after_kill", s.prelude("import json\n" + LOOK_FOR_FILES + LOOK_FOR_IPC, solution_source)),
+        ("look_after_kill_again", s.prelude("import json\n" + LOOK_FOR_FILES + LOOK_FOR_IPC, solution_source)),
     ]
     results = run_batch(serial_pool, [(name, source, case_names) for name, source in order])
     results["isolation"] = serial_pool.isolation
@@ -190,3 +193,13 @@ def test_ipc_objects_left_behind_do_not_reach_the_next_submissions(turns):
     assert segment and queue and not posix
     assert _said(turns["look_ipc"], "FOUND") == [False, False, False, 0]
     assert _said(turns["look_ipc_again"], "FOUND") == [False, False, False, 0]
+
+
+def test_a_submission_that_kills_its_runner_leaves_nothing_behind_either(turns):
+    """Files and IPC objects left by a submission that then kills its own runner (which never gets to clear them) are
+    cleared by the worker, as that uid, before the crash is reported: the next two submissions find nothing."""
+    assert turns["leave_and_kill"].status == "crashed"
+    for name in ("look_after_kill", "look_after_kill_again"):
+        assert passed(turns[name])
+        assert _said(turns[name], "FOUND") == [], turns[name].stdout
+        assert json.loads(turns[name].stdout.splitlines()[-1].split(" ", 1)[1]) == [False, False, False, 0]
