@@ -58,10 +58,17 @@ def _anonymous_bytes(pid):
     """Resident anonymous memory of `pid` (statm's resident minus its file-backed and shared pages; 0 if gone).
 
     /proc/PID/smaps_rollup would tell private pages apart, but reading it walks the page tables: 15–30 ms for a
-    process that has imported torch, against a few microseconds for statm."""
+    process that has imported torch, against a few microseconds for statm. A process whose main thread has exited
+    (SYS_exit) while others run shows 0 there: its memory is read through one of its other threads."""
     try:
         with open(f"/proc/{pid}/statm", "rb") as statm:
             fields = statm.read().split()
+        if int(fields[1]) == 0:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/statm", "rb") as statm:
+                    fields = statm.read().split()
+                if int(fields[1]):
+                    break
         return (int(fields[1]) - int(fields[2])) * _PAGE
     except (OSError, ValueError, IndexError):
         return 0

@@ -54,12 +54,20 @@ def process_table():
     return table
 
 
+def _ended(state, threads):
+    """Whether a process in `state` ("Z", "R", ...) whose thread group counts `threads` has ended. A zombie leader whose
+    other threads live on has not: its main thread alone exited (SYS_exit, pthread_exit), and the process still runs
+    (its /proc entry says "Z" and its statm 0, its other threads' entries under task/ what they do)."""
+    return state in (b"Z", b"X") and threads <= 1
+
+
 def is_zombie(pid):
     """Whether `pid` has exited and only waits to be reaped (or is gone altogether)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
-    except (OSError, IndexError):
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return _ended(fields[0], int(fields[17]))  # state, num_threads
+    except (OSError, IndexError, ValueError):
         return True
 
 
@@ -156,7 +164,7 @@ def reap_zombies():
 
 
 def _owner(pid):
-    """The real uid of living (not zombie) process `pid`, or None."""
+    """The real uid of living process `pid` (not a zombie; a zombie leader whose other threads run is living), or None."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             fields = {}
@@ -165,7 +173,10 @@ def _owner(pid):
                 fields[key] = value.split()
     except OSError:
         return None
-    if fields.get(b"State", [b"Z"])[0] in (b"Z", b"X"):
+    try:
+        if _ended(fields.get(b"State", [b"Z"])[0], int(fields.get(b"Threads", [b"1"])[0])):
+            return None
+    except ValueError:
         return None
     return int(fields[b"Uid"][0]) if b"Uid" in fields else None
 
