@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 from .packing import pack as pack_values
-from .processes import set_no_new_privileges
+from .processes import deny_keyrings, set_no_new_privileges
 from .protocol import RESULT_PREFIX, _hmac_digest, read_exact, write_all
 
 RESULT_FD = 3
@@ -111,11 +111,12 @@ def _setup(limits, workdir, stdout_fd, stderr_fd, result_fd):
 
 
 def _lock_down(limits, stdout_fd, stderr_fd, result_fd, job_fd=None):
-    """What needs no job: own session, fds, no new privileges, fresh streams, torch's threads."""
+    """What needs no job: own session, fds, no new privileges, no keyrings, fresh streams, torch's threads."""
     os.setsid()
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the worker dropped Python's handler
     _move_fds(stdout_fd, stderr_fd, result_fd, job_fd)
     set_no_new_privileges()
+    deny_keyrings()  # a key would outlive the job, for its uid's next ones (processes.deny_keyrings)
     _fresh_streams()
     _set_threads(limits.threads)
 

@@ -1,5 +1,6 @@
 """Find and kill process trees; the Linux process controls (prctl) the sandbox needs."""
 import ctypes
+import errno
 import os
 import signal
 import time
@@ -32,6 +33,49 @@ def set_parent_death_signal(signum=signal.SIGKILL):
 def set_no_new_privileges():
     """Forbid gaining privileges through exec (setuid binaries, file capabilities)."""
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+# Key management (add_key, request_key, keyctl; x86-64 and arm64 numbers) and the architecture's audit id.
+_KEY_SYSCALLS = {"x86_64": (0xC000003E, (248, 249, 250)), "aarch64": (0xC00000B7, (217, 218, 219))}
+_X32_BIT = 0x40000000  # x86-64's x32 syscalls: their numbers have this bit set
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def deny_keyrings():
+    """Refuse the kernel's key management to this process and everything it starts (a seccomp filter; needs
+    PR_SET_NO_NEW_PRIVS first); so are system calls of another architecture (x32, i386), which could reach it too.
+
+    Keys outlive their processes: a uid's user keyrings live as long as the kernel, so one job's key would reach its
+    uid's next jobs, and their owner can make them impossible to remove (no write, search or setattr permission left).
+    Returns False, changing nothing, on an architecture this does not know."""
+    known = _KEY_SYSCALLS.get(os.uname().machine)
+    if known is None:
+        return False
+    arch, numbers = known
+    deny = 5 + len(numbers)  # the index of the last instruction (after the checks and the ALLOW)
+    program = [(_BPF_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+               (_BPF_JEQ_K, 0, deny - 2, arch),
+               (_BPF_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+               (_BPF_JGE_K, deny - 4, 0, _X32_BIT)]
+    program += [(_BPF_JEQ_K, deny - 5 - at, 0, number) for at, number in enumerate(numbers)]
+    program += [(_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW), (_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM)]
+    filters = (_SockFilter * len(program))(*(_SockFilter(*instruction) for instruction in program))
+    fprog = _SockFprog(len(program), filters)
+    if _libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog),
+                   ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+    return True
 
 
 def set_not_dumpable():
