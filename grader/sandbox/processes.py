@@ -57,7 +57,9 @@ def deny_keyrings():
 
     Keys outlive their processes: a uid's user keyrings live as long as the kernel, so one job's key would reach its
     uid's next jobs, and their owner can make them impossible to remove (no write, search or setattr permission left).
-    Returns False, changing nothing, on an architecture this does not know."""
+    Returns False, changing nothing, on an architecture this does not know or where the kernel refuses filters (no
+    seccomp, or a container that forbids it): keyrings are then one more thing a job can leave to the next of its uid,
+    as they were before; grading goes on."""
     known = _KEY_SYSCALLS.get(os.uname().machine)
     if known is None:
         return False
@@ -71,11 +73,8 @@ def deny_keyrings():
     program += [(_BPF_RET_K, 0, 0, _SECCOMP_RET_ALLOW), (_BPF_RET_K, 0, 0, _SECCOMP_RET_ERRNO | errno.EPERM)]
     filters = (_SockFilter * len(program))(*(_SockFilter(*instruction) for instruction in program))
     fprog = _SockFprog(len(program), filters)
-    if _libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog),
-                   ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, os.strerror(error))
-    return True
+    return _libc.prctl(_PR_SET_SECCOMP, ctypes.c_ulong(_SECCOMP_MODE_FILTER), ctypes.byref(fprog),
+                       ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0
 
 
 def set_not_dumpable():
