@@ -32,10 +32,11 @@ PROCESS_LIMIT_NOTE = "\n[프로세스를 너무 많이 만들어(최대 {limit}�
 
 
 def _submission_pids(namespaced):
-    """Every process the submission may have started (as `_kill_leftovers` sees them), the child included."""
+    """Every process the submission may have started (as `_kill_leftovers` sees them), the child included; in the
+    shared sandbox its zombies too (the runner, their subreaper, reaps them only at the end: their CPU time counts)."""
     me = os.getpid()
     if namespaced == SHARED:
-        return processes_of(os.getuid(), (me, 1))
+        return processes_of(os.getuid(), (me, 1), zombies=True)
     if namespaced:
         return [pid for pid in process_table() if pid not in (1, me)]
     return descendants(me)
@@ -78,7 +79,8 @@ class _Meter:
     """What the runner reads of the submission's processes together from /proc, at most every CHECK_SECONDS.
 
     Time: a timeout counts the CPU time of all of them, so a neighbour's processes can slow a submission down but not
-    make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py). Memory (`--memory-watch`, given
+    make it time out (`--cpu-clock`, which the pool always gives; see cgroups.py); in the shared sandbox the processes
+    that have ended count too, until the runner (their subreaper) reaps them at the end. Memory (`--memory-watch`, given
     where no control group holds the submission): the anonymous memory each process gained since the child was forked
     (statm, less what the runner itself held then: the child starts as its copy, torch included), summed over all of
     them, against the memory limit — what a memory cgroup charges, looked at by polling. A process forked after the
@@ -245,6 +247,7 @@ def serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock=False,
 
         running = _Running.fork(start, limits, namespaced, cpu_clock, memory_watch)
         return _finish(seq, submission_id, running, limits, scratch, namespaced, cpu_clock, workdir)
+    set_subreaper()  # orphans of the child stay below us, and their CPU time with them (see _Meter)
     job_r, job_w = os.pipe()
 
     def prepare(out_w, err_w, res_w, key):

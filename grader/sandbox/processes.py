@@ -206,8 +206,9 @@ def reap_zombies():
             return
 
 
-def _owner(pid):
-    """The real uid of living process `pid` (not a zombie; a zombie leader whose other threads run is living), or None."""
+def _owner(pid, zombies=False):
+    """The real uid of living process `pid` (not a zombie, unless `zombies`; a zombie leader whose other threads run is
+    living), or None."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             fields = {}
@@ -217,16 +218,16 @@ def _owner(pid):
     except OSError:
         return None
     try:
-        if _ended(fields.get(b"State", [b"Z"])[0], int(fields.get(b"Threads", [b"1"])[0])):
+        if not zombies and _ended(fields.get(b"State", [b"Z"])[0], int(fields.get(b"Threads", [b"1"])[0])):
             return None
     except ValueError:
         return None
     return int(fields[b"Uid"][0]) if b"Uid" in fields else None
 
 
-def processes_of(uid, exclude=()):
-    """Pids of living processes whose real uid is `uid` (visible in /proc), except `exclude`."""
-    return [pid for pid in process_table() if pid not in exclude and _owner(pid) == uid]
+def processes_of(uid, exclude=(), zombies=False):
+    """Pids of living processes (and, if asked, zombies) whose real uid is `uid` (visible in /proc), except `exclude`."""
+    return [pid for pid in process_table() if pid not in exclude and _owner(pid, zombies) == uid]
 
 
 def clear_uid(timeout=5.0):

@@ -43,6 +43,50 @@ for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGSTOP, signal.SIGKILL):
 """
 STOP_PARENT = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
 
+
+def spent_helpers(orphans, rounds=3, seconds=1.2):
+    """Spends rounds x 2 x `seconds` of CPU in helpers two at a time, each helper gone (a zombie never reaped or, with
+    `orphans`, an orphan whose parent exited at once) before the next round, so the living processes never hold more
+    than 2 x `seconds` of it."""
+    return f"""\
+import os, time
+
+
+def burn():
+    start = time.process_time()
+    while time.process_time() - start < {seconds}:
+        pass
+    os._exit(0)
+
+
+def state(pid):
+    try:
+        with open(f"/proc/{{pid}}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+reader, writer = os.pipe()
+for _ in range({rounds}):
+    pids = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            if {orphans!r}:
+                burner = os.fork()
+                if burner:
+                    os.write(writer, burner.to_bytes(4, "little"))
+                    os._exit(0)  # the burner is an orphan now
+            burn()
+        if {orphans!r}:
+            os.waitpid(pid, 0)
+            pid = int.from_bytes(os.read(reader, 4), "little")
+        pids.append(pid)
+    while any(state(pid) not in ("Z", "gone") for pid in pids):
+        time.sleep(0.01)
+"""
+
 # Patches json and torch.allclose, then returns a (wrong) constant: only its own outputs may change.
 PATCHER = """\
 import json
