@@ -53,7 +53,7 @@ MUTATIONS = [
     ),
     Mutation(
         "expected_in_job",
-        "the pool sends the expected reference values in the job header and the runner stores them on the probe",
+        "the pool sends the expected reference values in the job header and the runner hands them to the probe",
         (("grader/sandbox/protocol.py",
           '    header = json.dumps({"id": submission_id, "cases": list(cases), "size": len(body)}).encode()\n',
           '    from grader.checks import references\n'
@@ -62,8 +62,11 @@ MUTATIONS = [
           '"expected": expected}).encode()\n'),
          ("grader/sandbox/protocol.py", '    return header["id"], cases, source\n',
           '    return header["id"], cases, source, header["expected"]\n'),
-         ("grader/sandbox/job_runner.py", "    submission_id, cases, source = job\n",
-          "    submission_id, cases, source, expected = job\n    probe.EXPECTED = expected\n")),
+         ("grader/sandbox/job_runner.py",
+          "    submission_id, cases, source = job\n    workdir = tempfile.mkdtemp(",
+          "    submission_id, cases, source, expected = job\n"
+          "    source = 'import sys\\nsys.modules[%r].EXPECTED = %r\\n' % (probe.__name__, expected) + source\n"
+          "    workdir = tempfile.mkdtemp(")),
         ("tests/sandbox/test_leaks.py::test_no_hidden_value_is_within_reach",),
     ),
     Mutation(
