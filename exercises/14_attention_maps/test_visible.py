@@ -9,7 +9,8 @@ VISIBLE_CHECKS = [
     "getters",  # 15점 — get_encoder, get_decoder_self, get_decoder_src: layer번째 층의 그 어텐션이 저장한 attn
     "fill_attention",  # 15점 — fill_attention: model.eval() 다음 greedy_decode, 마지막 단계의 가중치
     "attn_map_data",  # 15점 — attn_map: batch 0, head, 행 = query · 열 = key, max_dim으로 자름
-    "attn_map_ticks",  # 10점 — attn_map: x축 눈금 = key 토큰, y축 눈금 = query 토큰 (칸마다)
+    "attn_map_ticks",  # 5점 — attn_map: x축 눈금 = key 토큰, y축 눈금 = query 토큰 (칸마다)
+    "attn_map_scale",  # 5점 — attn_map: 색의 범위를 0–1로 고정 (head끼리, 그림끼리 비교할 수 있게)
     "visualize_layer",  # 15점 — visualize_layer: getter_fn(model, layer), head마다 axes 하나, Figure를 돌려줌
 ]
 

@@ -50,3 +50,66 @@ def test_tick_labels_are_read_at_the_cells_from_the_raw_ticks():
         trace["axes"][axis]["at"] = [at + 1 for at in trace["axes"][axis]["at"]]
     moved = verdicts(ch14_judge, "map", trace)["attn_map_ticks"]
     assert not moved.passed and ch14_judge.BUGS["ticks_misplaced"] in moved.message
+
+
+@pytest.mark.ch14
+def test_the_colour_range_is_judged_from_the_norms_limits():
+    """The solution's norm limits (0 and 1) pass; the drawn values' own extremes (matplotlib's default) are named as
+    colours that follow the data, another fixed range as not 0–1; a summary the probe never sends buys nothing."""
+    trace = reference_trace(ch14_judge, "map")
+    assert trace["axes"]["colour"] == {"norm": "Normalize", "vmin": 0.0, "vmax": 1.0}
+    assert verdicts(ch14_judge, "map", trace)["attn_map_scale"].passed
+    data = trace["axes"]["data"]["data"]
+    auto = copy.deepcopy(trace)
+    auto["axes"]["colour"].update(vmin=min(data), vmax=max(data))
+    failed = verdicts(ch14_judge, "map", auto)["attn_map_scale"]
+    assert not failed.passed and ch14_judge.BUGS["scale_data"] in failed.message
+    other = copy.deepcopy(trace)
+    other["axes"]["colour"]["vmax"] = 0.5
+    failed = verdicts(ch14_judge, "map", other)["attn_map_scale"]
+    assert not failed.passed and ch14_judge.BUGS["scale_range"] in failed.message
+    for colour in ({"norm": "Normalize", "vmin": None, "vmax": None}, {"norm": "Norm"},
+                   {"norm": "Normalize", "vmin": {"type": "str"}, "vmax": 1.0},
+                   {"norm": "Normalize", "fixed": True}):  # a made-up verdict is no limit
+        forged = copy.deepcopy(trace)
+        forged["axes"]["colour"] = colour
+        assert not verdicts(ch14_judge, "map", forged)["attn_map_scale"].passed, colour
+
+
+@pytest.mark.ch14
+def test_the_probe_reads_the_colour_limits_through_matplotlibs_normalize():
+    """vmin=0, vmax=1 as ints or floats, clim, set_clim and Normalize(0, 1) read as 0.0 and 1.0; no limits give the
+    data's extremes; a Normalize subclass whose own vmin and vmax say 0 and 1 is read by matplotlib's property, and a
+    limit that is no plain number by its type's name only."""
+    import numpy
+    from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
+
+    from grader.checks import ch14_probe
+
+    m = numpy.array([[0.2, 0.3], [0.25, 0.4]])
+
+    def colour(draw):
+        ax = Figure().add_subplot()
+        draw(ax)
+        return ch14_probe.drawn(ax)["colour"]
+
+    fixed = {"norm": "Normalize", "vmin": 0.0, "vmax": 1.0}
+    assert colour(lambda ax: ax.imshow(m, vmin=0, vmax=1)) == fixed
+    assert colour(lambda ax: ax.matshow(m, clim=(0.0, 1.0))) == fixed
+    assert colour(lambda ax: ax.pcolormesh(m).set_clim(0, 1)) == fixed
+    assert colour(lambda ax: ax.pcolor(m, norm=Normalize(0, 1))) == fixed
+    assert colour(lambda ax: ax.imshow(m)) == {"norm": "Normalize", "vmin": 0.2, "vmax": 0.4}
+
+    class Lying(Normalize):
+        vmin = property(lambda self: 0.0, lambda self, value: None)
+        vmax = property(lambda self: 1.0, lambda self, value: None)
+
+    assert colour(lambda ax: ax.imshow(m, norm=Lying(0.2, 0.4)))["vmax"] == 0.4
+
+    class Number(float):
+        pass
+
+    norm = Normalize(0, 1)
+    norm._vmax = Number(1.0)  # past matplotlib's setter, which makes a plain float of any number
+    assert colour(lambda ax: ax.imshow(m, norm=norm))["vmax"] == {"type": "Number"}

@@ -3,8 +3,9 @@
 
 Judge side. The probe records plain data: what each getter returned and the `attn` every attention module kept
 (by module name), the maps `fill_attention` left and whether the model was still training, and for a drawing the
-first heatmap's data of each axes with where it sits and the axes' ticks, from which `labels` works out here the
-tick label at each row and column centre. A getter's tensor is
+first heatmap's data of each axes with where it sits, its colour range (the norm's vmin and vmax) and the axes' ticks,
+from which `labels` works out here the tick label at each row and column centre and `scale_problem` whether the
+colours are fixed to 0–1 or follow the data. A getter's tensor is
 placed by finding the reference map it equals (another layer, another kind of attention). A drawing's data is
 matched against "bug models" — the map drawn with one known mistake (transposed, another head or batch example,
 softmax applied again, not cut to max_dim, the heads in another order) — whose results the build stores.
@@ -65,6 +66,12 @@ BUGS = {
     "row_tokens입니다.",
     "ticks_misplaced": "토큰이 칸의 자리에 붙지 않았습니다. set_xticklabels 전에 set_xticks(range(열 수))로 칸마다 "
     "눈금의 자리를 정하세요(y축도 같게). 그래야 i번째 토큰이 i번째 칸 아래에 붙습니다.",
+    "scale_data": "heatmap의 색의 범위가 0–1로 고정되지 않고 그린 값을 따릅니다(vmin이나 vmax를 주지 않으면 "
+    "matplotlib이 색의 범위의 끝을 그린 값의 최솟값, 최댓값에 맞춥니다). 그러면 같은 색이 head마다, 그림마다 다른 "
+    "가중치를 뜻해서 그림끼리 비교할 수 없습니다. 가중치는 0과 1 사이의 확률이니 색의 범위를 vmin=0, vmax=1로 "
+    "고정하세요.",
+    "scale_range": "heatmap의 색의 범위가 0–1이 아닙니다. 가중치는 0과 1 사이의 확률이니, head끼리, 그림끼리 색을 비교할 "
+    "수 있게 색의 범위를 vmin=0, vmax=1로 고정하세요.",
     "ticks_count": "눈금의 수와 붙인 토큰의 수가 다릅니다(matplotlib이 ValueError를 냅니다). 그림을 max_dim으로 잘랐으면 "
     "토큰도 같은 수로 자르세요: ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "ticks_shifted": "눈금의 토큰이 한 칸 밀렸습니다(토큰을 더하거나 빼고 붙였습니다). i번째 칸에는 i번째 토큰을 붙이세요: "
@@ -97,6 +104,8 @@ MODELS = BugModels("ch14", same=same_output, bugs=BUGS)
 
 # ----------------------------------------------------------------------------- reading a case
 
+
+SCALE_TOLERANCE = 1e-9  # colour limits are the numbers given (0 and 1), or the data's own extremes, as floats
 
 # matplotlib's words for more tick labels than ticks (set_xticklabels with the tokens not cut to the cells drawn)
 TICK_RULES = (("FixedLocator locations", "ticks_count"),)
@@ -322,6 +331,30 @@ def shifted(labels, tokens):
     return len(labels) > 1 and None not in labels and (labels == tokens[1:1 + len(labels)] or labels[1:] == tokens[:len(labels) - 1])
 
 
+def scale_problem(evidence, case):
+    """The heatmap's colours are fixed to 0–1 (vmin=0, vmax=1, clim, set_clim or a Normalize(0, 1): the norm's limits
+    as the probe read them), not the drawn values' own range (matplotlib's default) nor another one (Korean), or None."""
+    axes = read_map_axes(evidence, case)
+    colour = axes.get("colour") or {}
+    low, high = colour.get("vmin"), colour.get("vmax")
+    numbers = is_number(low) and is_number(high)
+    if numbers and abs(low) <= SCALE_TOLERANCE and abs(high - 1) <= SCALE_TOLERANCE:
+        return None
+    data = decode(axes["data"])
+    if data.numel():
+        extremes = ((low, float(data.min())), (high, float(data.max())))
+        if any(is_number(bound) and abs(bound - value) <= SCALE_TOLERANCE * max(1.0, abs(value))
+               for bound, value in extremes):
+            return BUGS["scale_data"]
+    shown = f" (그린 색의 범위: {low:g}–{high:g})" if numbers and evidence.visible(case) else ""
+    return BUGS["scale_range"] + shown
+
+
+def is_number(value):
+    """Whether a recorded colour limit is a number (not None, not {"type": …} of something else)."""
+    return type(value) in (int, float)
+
+
 # ----------------------------------------------------------------------------- visualize_layer
 
 
@@ -441,8 +474,10 @@ CHECKS = [
           cases=("fill",), judge=each_case(fill_problem)),
     Check(name="attn_map_data", points=15, title="attn_map: batch 0, head, 행 = query · 열 = key, max_dim으로 자름",
           cases=("map",), judge=map_check(each_case(map_data_problem))),
-    Check(name="attn_map_ticks", points=10, title="attn_map: x축 눈금 = key 토큰, y축 눈금 = query 토큰 (칸마다)",
+    Check(name="attn_map_ticks", points=5, title="attn_map: x축 눈금 = key 토큰, y축 눈금 = query 토큰 (칸마다)",
           cases=("map",), judge=each_case(ticks_problem)),
+    Check(name="attn_map_scale", points=5, title="attn_map: 색의 범위를 0–1로 고정 (head끼리, 그림끼리 비교할 수 있게)",
+          cases=("map",), judge=each_case(scale_problem)),
     Check(name="visualize_layer", points=15, title="visualize_layer: getter_fn(model, layer), head마다 axes 하나, "
           "Figure를 돌려줌", cases=("layer",), reads=("map",), judge=each_case(alone)),
 ]

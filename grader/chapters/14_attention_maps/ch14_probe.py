@@ -9,8 +9,11 @@ attention tensor with an axes of a fresh `Figure`; a "layer" case calls `visuali
 of the case's head count and a getter that hands out such a tensor (recording how it was called). Figures are read, never drawn: each
 axes' first heatmap (`ax.images`, or a `pcolormesh` QuadMesh or `pcolor` PolyQuadMesh) as a tensor with where it sits (its extent, or its
 mesh's corners), and the major ticks (locations and the labels matplotlib formats for them); the judge works out
-which label sits at the centre of each row and column. Hidden cases live between the hidden-test markers.
+which label sits at the centre of each row and column; and the colour range the heatmap's norm maps (its vmin and
+vmax, read through matplotlib's Normalize), from which the judge decides whether it is fixed to 0–1. Hidden cases live
+between the hidden-test markers.
 """
+import math
 import sys
 from dataclasses import dataclass
 
@@ -25,6 +28,7 @@ if _chosen() is None:  # nobody chose a backend (the sandbox, a terminal): Agg, 
     matplotlib.use("Agg")
 from matplotlib import collections as _collections  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.colors import Normalize  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 
@@ -231,8 +235,30 @@ def ticks(axis):
     return {"at": locations, "labels": [str(text)[:MAX_LABEL] for text in texts]}
 
 
+def limit(norm, name):
+    """A norm's `vmin` or `vmax` as plain data, read through matplotlib's own Normalize (a subclass's property is never
+    called): a finite int or float (exact types) as a float, None while unset, else {"type": its type's name}."""
+    attribute = vars(Normalize).get(name)
+    value = attribute.fget(norm) if isinstance(attribute, property) else object.__getattribute__(norm, name)
+    if value is None:
+        return None
+    if type(value) in (int, float) and math.isfinite(value):
+        return float(value)
+    return {"type": type(value).__name__}
+
+
+def colour_range(heatmap):
+    """The colour range a heatmap maps its values onto: {"norm": the norm's type name, "vmin", "vmax"} (no limits when
+    the norm is no matplotlib Normalize). Raw limits: whether they are 0 and 1, or the data's own, is the judge's."""
+    norm = heatmap.norm
+    if not isinstance(norm, Normalize):
+        return {"norm": type(norm).__name__}
+    return {"norm": type(norm).__name__, "vmin": limit(norm, "vmin"), "vmax": limit(norm, "vmax")}
+
+
 def drawn(ax):
-    """One axes as plain data: how many heatmaps, the first one's data (a tensor) and placement, and the axes' ticks."""
+    """One axes as plain data: how many heatmaps, the first one's data (a tensor), placement and colour range, and the
+    axes' ticks."""
     import numpy
 
     found = heatmaps(ax)
@@ -249,6 +275,7 @@ def drawn(ax):
         "heatmaps": len(found),
         "data": encode(torch.from_numpy(numpy.array(data))),
         "placement": placement(first),
+        "colour": colour_range(first),
         "x_ticks": ticks(ax.xaxis),
         "y_ticks": ticks(ax.yaxis),
     }

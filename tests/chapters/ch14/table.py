@@ -11,6 +11,8 @@ FILL = frozenset({"fill_attention", "hidden_fill"})
 MAP = frozenset({"attn_map_data", "hidden_drawing"})
 TICKS = frozenset({"attn_map_ticks", "hidden_drawing"})  # half of hidden_drawing: the hidden attn_map case
 LAYER = frozenset({"visualize_layer", "hidden_drawing"})  # half of hidden_drawing: the hidden visualize_layer case
+# the colour range is judged on the visible attn_map case alone: a map whose colours are not fixed to 0–1 loses 5 points
+SCALE = frozenset({"attn_map_scale"})
 
 EXPECTED = {
     # the getters: one of three wrong costs a third of each getter check
@@ -29,20 +31,23 @@ EXPECTED = {
     "map_head_zero": fails(77.5, MAP, "other_head"),  # attn[0, 0] whatever the head
     "map_last_batch": fails(77.5, MAP, "other_batch"),  # attn[-1, head]: batch 1 of 2 here, 2 of 3 in the hidden case
     # attn[head, 0]: an IndexError where head ≥ batch, named by its bug model (the ticks are never drawn)
-    "map_axes_swapped": fails(67.5, MAP | TICKS, "axes_swapped"),
+    "map_axes_swapped": fails(67.5, MAP | TICKS | SCALE, "axes_swapped"),
     # set_xticklabels(col_tokens) on a map cut to max_dim: matplotlib's ValueError, named (the data check too: it raised)
-    "ticks_not_cut": fails(75, {"attn_map_data", "attn_map_ticks"}, "ticks_count"),
+    "ticks_not_cut": fails(75, {"attn_map_data", "attn_map_ticks", "attn_map_scale"}, "ticks_count"),
     # attn_map's ticks
     # two mistakes, each in its own unit: visualize_layer is judged with the stand-in attn_map and still names its own
     "map_transposed_layer_head_zero": fails(55, MAP | LAYER, "transposed", visualize_layer="same_head",
                                             hidden_drawing=("transposed", "same_head")),
     "map_transposed_layer_attn_changed": fails(55, MAP | LAYER, "transposed", visualize_layer="attn_passed",
                                                hidden_drawing=("transposed", "attn_passed")),  # attn * 1.01 passed on
-    "ticks_missing": fails(82.5, TICKS, "ticks_missing"),
-    "ticks_swapped": fails(82.5, TICKS, "ticks_swapped"),  # row tokens on the x axis
+    "ticks_missing": fails(87.5, TICKS, "ticks_missing"),
+    "ticks_swapped": fails(87.5, TICKS, "ticks_swapped"),  # row tokens on the x axis
     # the token lists alone swapped (the tick positions right): the hidden case's tick call raises, the swap is named
-    "ticks_tokens_swapped": fails(82.5, TICKS, "ticks_swapped"),
-    "ticks_without_set_ticks": fails(82.5, TICKS, "ticks_misplaced"),  # set_xticklabels on matplotlib's own ticks
+    "ticks_tokens_swapped": fails(87.5, TICKS, "ticks_swapped"),
+    "ticks_without_set_ticks": fails(87.5, TICKS, "ticks_misplaced"),  # set_xticklabels on matplotlib's own ticks
+    # attn_map's colour range
+    "map_colour_auto": fails(95, SCALE, "scale_data"),  # ax.imshow(m): matplotlib scales the colours to the data
+    "map_colour_vmax_half": fails(95, SCALE, "scale_range"),  # vmin=0, vmax=0.5: fixed, but not to 0–1
     # visualize_layer
     "layer_one_axes": fails(77.5, LAYER, "one_axes"),
     "layer_show_no_return": fails(77.5, LAYER, "not_figure"),  # plt.show(), nothing returned
@@ -65,7 +70,9 @@ EXPECTED = {
     # ax.imshow(m * 1.001): the drawn weights 0.1 % off, ten times the tolerance
     "near_map_tenth_percent": fails(77.5, MAP, "map_values"),
     # set_xticklabels((["<s>"] + col_tokens)[:n]): a start token put first, each key token one cell on
-    "near_ticks_shifted": fails(82.5, TICKS, "ticks_shifted"),
+    "near_ticks_shifted": fails(87.5, TICKS, "ticks_shifted"),
+    # ax.imshow(m, vmin=0.0): vmax left to matplotlib, the map's own maximum
+    "near_colour_vmin_only": fails(95, SCALE, "scale_data"),
     # range(n_heads - 1): the last head not drawn
     "near_layer_one_head_short": fails(77.5, LAYER, "axes_count"),
 }
