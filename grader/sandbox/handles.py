@@ -253,7 +253,7 @@ class Zygote:
         pool's ends (stdin, stdout, stderr)."""
         (in_r, in_w), (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe(), os.pipe()
         try:
-            request = {"uid": uids[0], "uids": list(uids)}
+            request = {"uids": list(uids)}
             socket.send_fds(self.control, [json.dumps(request).encode()], [in_r, out_w, err_w])
         except BaseException:
             for fd in (in_w, out_r, err_r):

@@ -138,12 +138,8 @@ def _load(probe_name, threads=1):
     return torch, probe, execute
 
 
-def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clock=False, memory_watch=False):
-    """Announce `ready` on stdout, then fork one runner per job until stdin ends; return the exit code.
-
-    With `uid` (a worker forked by the zygote, still root): each runner drops to `uid` before it
-    reads its job, and everything of `uid` is killed after each runner.
-    """
+def _serve(probe, execute, limits, scratch, namespaced, ready, cpu_clock=False, memory_watch=False):
+    """Announce `ready` on stdout, then fork one runner per job until stdin ends; return the exit code."""
     write_all(1, encode_line(ready))
     seq = 0
     while True:
@@ -153,27 +149,20 @@ def _serve(probe, execute, limits, scratch, namespaced, ready, uid=None, cpu_clo
         if pid == 0:
             code = EXIT_RUNNER_FAILED
             try:
-                if uid is not None:
-                    privileges.drop_to(uid, uid)
-                    set_parent_death_signal(signal.SIGKILL)  # a change of uid clears it
                 code = job_runner.serve_one(seq, probe, execute, limits, scratch, namespaced, cpu_clock, memory_watch)
             except BaseException:  # reported as a crashed job; the worker goes on
                 traceback.print_exc()
             finally:
                 os._exit(code)
         exit_status = _wait_for(pid)
-        if uid is not None:
-            kill_uid(uid)
-        elif namespaced:
+        if namespaced:
             clear_namespace()
         else:
             clear_descendants()
         code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else None
         if code == job_runner.EXIT_END_OF_INPUT:
             return 0
-        if code != job_runner.EXIT_REPORTED and uid is not None:
-            _clear_after(uid, scratch)
-        elif code != job_runner.EXIT_REPORTED and namespaced:
+        if code != job_runner.EXIT_REPORTED and namespaced:
             job_runner.clear_traces(scratch)  # the runners' uid is ours
         if code != job_runner.EXIT_REPORTED:
             write_all(1, encode_line({
@@ -360,7 +349,7 @@ def _other(uids, uid):
 
 
 def _forked_worker(request, fds, probe, execute, limits, arguments, torch_version, started):
-    """In a child of the zygote: take the pool's pipes as fds 0-2 and serve jobs as worker `request["uid"]`."""
+    """In a child of the zygote: take the pool's pipes as fds 0-2 and serve jobs as the two `request["uids"]` in turn."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
@@ -368,30 +357,24 @@ def _forked_worker(request, fds, probe, execute, limits, arguments, torch_versio
     keep_capabilities(CAP_KILL, CAP_SETGID, CAP_SETUID)  # CAP_SYS_ADMIN was for the line above only
     set_parent_death_signal(signal.SIGKILL)
     set_subreaper()  # orphans of our runners come back to us (and are reaped at once)
-    uid = request["uid"]
-    if not isinstance(uid, int) or uid <= 0:
-        return EXIT_BAD_SETUP
-    kill_uid(uid)  # whatever a previous worker of this uid left behind
     uids = request.get("uids")
-    ready = {"ready": True, "pid": os.getpid(), "uid": uid, "namespaced": True, "zygote": True,
+    if not (isinstance(uids, list) and len(uids) == 2 and uids[0] != uids[1]
+            and all(isinstance(uid, int) and not isinstance(uid, bool) and uid > 0 for uid in uids)):
+        return EXIT_BAD_SETUP
+    for uid in uids:
+        kill_uid(uid)  # whatever a previous worker of this slot left behind
+    serve = functools.partial(job_runner.serve_one, probe=probe, execute=execute, limits=limits,
+                              scratch=arguments.scratch, namespaced=job_runner.SHARED, cpu_clock=arguments.cpu_clock,
+                              memory_watch=arguments.memory_watch)
+    ready = {"ready": True, "pid": os.getpid(), "uids": uids, "namespaced": True, "zygote": True,
              "torch": torch_version, "seconds": round(time.monotonic() - started, 3)}
-    if uids is not None:
-        if (not isinstance(uids, list) or len(uids) != 2 or uids[0] != uid or uids[1] == uid
-                or not all(isinstance(each, int) and each > 0 for each in uids)):
-            return EXIT_BAD_SETUP
-        kill_uid(uids[1])
-        serve = functools.partial(job_runner.serve_one, probe=probe, execute=execute, limits=limits,
-                                  scratch=arguments.scratch, namespaced=job_runner.SHARED, cpu_clock=arguments.cpu_clock,
-                                  memory_watch=arguments.memory_watch)
-        return _serve_alternating(serve, {**ready, "uids": uids}, uids, not arguments.memory_watch, arguments.scratch)
-    return _serve(probe, execute, limits, arguments.scratch, job_runner.SHARED, ready, uid=uid,
-                  cpu_clock=arguments.cpu_clock, memory_watch=arguments.memory_watch)
+    return _serve_alternating(serve, ready, uids, not arguments.memory_watch, arguments.scratch)
 
 
 def _zygote(arguments, limits, started):
     """pid 1 of the shared sandbox: import torch once, then fork a worker per request read from fd 0.
 
-    fd 0 is a SOCK_SEQPACKET socket; each request is one JSON message {"uid": N} carrying three
+    fd 0 is a SOCK_SEQPACKET socket; each request is one JSON message {"uids": [A, B]} carrying three
     fds (the worker's stdin, stdout and stderr). The zygote exits when the pool closes the socket.
     """
     if os.getpid() != 1 or os.geteuid() != 0:

@@ -39,8 +39,8 @@ def other_uids():
     return found
 
 
-deadline = time.monotonic() + 1
-while len(other_uids()) < 2 and time.monotonic() < deadline:  # the next runner is forked once the worker has moved
+deadline = time.monotonic() + 5  # forked once the pool has moved the worker: a loaded machine can take a while
+while len(other_uids()) < 2 and time.monotonic() < deadline:
     time.sleep(0.01)
 others, worked = other_uids(), []
 for entry in others:

@@ -8,7 +8,7 @@ the subreaper of the submission's orphans and counts its uid's zombies until it 
 import pytest
 
 from . import submissions as s
-from .conftest import TEST_LIMITS, run_batch
+from .conftest import run_batch
 
 pytestmark = pytest.mark.sandbox
 
@@ -24,10 +24,11 @@ def spent(serial_pool, solution_source, case_names):
 
 @pytest.mark.parametrize("name", ["zombies", "orphans"])
 def test_cpu_of_ended_helpers_counts(spent, name):
-    """Both end as timeout on the CPU clock, well before the wall-time backstop (3x the limit)."""
+    """Both end as timeout: on the CPU clock, once their helpers have spent the limit (without the count they end "ok"
+    in about 4 s on an idle machine; on a machine loaded enough that 3 s of CPU take longer than the wall backstop, 9 s,
+    the backstop ends them first, as it would any submission)."""
     result = spent[name]
     assert result.status == "timeout", result
-    assert result.seconds < 2 * TEST_LIMITS.wall_seconds, result
 
 
 def test_the_next_submission_is_graded(spent):
