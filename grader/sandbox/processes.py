@@ -167,13 +167,14 @@ def kill_everything_else():
         pass
 
 
-def _until_gone(kill, survivors, timeout):
-    """Repeat `kill` and reap our zombies until `survivors()` is empty (or `timeout` passes); return what is left."""
+def _until_gone(kill, survivors, timeout, reap=None):
+    """Repeat `kill` and reap our zombies (`reap()`, default `reap_zombies`) until `survivors()` is empty (or `timeout`
+    passes); return what is left."""
     deadline = time.monotonic() + timeout
     pause = 0.001
     while True:
         kill()
-        reap_zombies()
+        (reap or reap_zombies)()
         left = survivors()
         if not left or time.monotonic() > deadline:
             return left
@@ -250,8 +251,10 @@ def _none_to_signal():
     return False
 
 
-def kill_uid(uid, timeout=5.0, rounds=100):
-    """With CAP_KILL: freeze, then SIGKILL every process of `uid` (not ourselves); wait until they are gone."""
+def kill_uid(uid, timeout=5.0, rounds=100, reap=None):
+    """With CAP_KILL: freeze, then SIGKILL every process of `uid` (not ourselves); wait until they are gone. `reap`
+    (default `reap_zombies`, which drops their wait statuses) reaps our children meanwhile: a worker whose other
+    runner may have ended by then passes one that keeps its status."""
     me = os.getpid()
 
     def kill():
@@ -264,7 +267,7 @@ def kill_uid(uid, timeout=5.0, rounds=100):
             stopped |= fresh
         _signal_all(stopped, signal.SIGKILL)
 
-    return _until_gone(kill, lambda: processes_of(uid, (me, 1)), timeout)
+    return _until_gone(kill, lambda: processes_of(uid, (me, 1)), timeout, reap)
 
 
 _IPC_RMID = 0

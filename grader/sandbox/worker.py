@@ -290,10 +290,19 @@ def _await(runner, upcoming, want_next, moves_ahead):
         timeout = AHEAD_CHECK_SECONDS if time.monotonic() - runner.started_at < AHEAD_PATIENCE_SECONDS else 0.005
     else:
         timeout = 0.2 if runner.pidfd is not None else 0.02
+    ended = False
     for fd, _ in poller.poll(max(0, int(timeout * 1000)) or 1):
         if fd == runner.signals:
             runner.read_signals()
+        ended |= fd == runner.pidfd
     _reap([runner, upcoming])
+    if ended and runner.exit_status is None:  # gone, yet not reaped here: never wait for it (it counts as crashed)
+        try:
+            pid, exit_status = os.waitpid(runner.pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, exit_status = runner.pid, signal.SIGKILL
+        if pid == runner.pid:
+            runner.exit_status = exit_status
 
 
 def _serve_alternating(serve, ready, uids, moves_ahead, scratch):
@@ -319,7 +328,8 @@ def _serve_alternating(serve, ready, uids, moves_ahead, scratch):
                 continue
             _await(current, upcoming, want_next, moves_ahead)
             continue
-        kill_uid(current.uid)
+        # The next runner may have run its whole job and ended by now: reap it with its status, never drop it.
+        kill_uid(current.uid, reap=functools.partial(_reap, [current, upcoming]))
         current.close()
         exit_status = current.exit_status
         code = os.WEXITSTATUS(exit_status) if os.WIFEXITED(exit_status) else None
@@ -336,7 +346,7 @@ def _serve_alternating(serve, ready, uids, moves_ahead, scratch):
         if upcoming is None:  # fork it once moved ahead or the next job is there, never while the pool settles a group
             ended = time.monotonic()
             while not ((moves_ahead and current.started and _moved_ahead(current)) or _job_waiting()):
-                _reap(())
+                _reap(())  # no runner is left: only orphans
                 soon = moves_ahead and current.started and time.monotonic() - ended < AHEAD_PATIENCE_SECONDS
                 select.select([0], [], [], AHEAD_CHECK_SECONDS if soon else 0.2)
             upcoming = _fork_runner(current.seq + 1, _other(uids, current.uid), (), serve)
