@@ -163,8 +163,8 @@ class Watch:
             return None, b"null"
         if self._decoded is None or self._decoded[0] != len(self.result):
             self.result_invalid = False
-            self._decoded = len(self.result), self._decode(), None
-            self._decoded = (*self._decoded[:2], self.result_invalid)
+            decoded = self._decode()  # sets result_invalid when the frame holds no well-formed result
+            self._decoded = len(self.result), decoded, self.result_invalid
         self.result_invalid = self._decoded[2]
         return self._decoded[1]
 
