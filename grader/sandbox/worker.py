@@ -22,7 +22,7 @@ import sys
 import time
 import traceback
 
-from . import cgroups, confine, hugepages, job_runner, privileges, status
+from . import allocator, cgroups, confine, hugepages, job_runner, privileges, status
 from .limits import Limits
 from .processes import (CAP_KILL, CAP_SETGID, CAP_SETUID, clear_descendants, clear_namespace, isolate_worker,
                         keep_capabilities, kill_uid, reap_zombies, set_not_dumpable, set_parent_death_signal,
@@ -121,6 +121,7 @@ def _prepare(arguments, limits):
 def _load(probe_name, threads=1):
     """Import torch (`threads` intra-op threads, the chapter's budget), the probe and `execute`, warm torch up,
     freeze the heap and back it with huge pages; return (torch, probe, execute)."""
+    allocator.keep_freed_memory()  # before torch: its allocations, and those of every child, then follow it
     import torch
 
     torch.set_num_threads(threads)
