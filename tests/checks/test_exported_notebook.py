@@ -244,3 +244,64 @@ def test_ipython_rewrites_are_bounded(tmp_path):
     with pytest.raises(loading.SubmissionError, match="셀이 너무 많습니다"):
         loading.read_source(notebook)
     print(f"bounded rewrites: {time.perf_counter() - started:.1f} s")  # measured, not asserted (see README, Benchmarks)
+
+
+def _below_demo(chapter, path, code):
+    """The chapter's released notebook, its answer cell left as released (the stub), with the student's `code` in a
+    cell of their own right below the demo cell (no text cell between, as Colab's "+ 코드" under a cell adds it)."""
+    notebook = json.loads(release_notebook(chapter).read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+    index = next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == "demo")
+    cells.insert(index + 1, {"cell_type": "code", "execution_count": None, "id": "mine", "metadata": {}, "outputs": [],
+                             "source": code})
+    path.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("chapter", ["03_multihead", "12_training"])
+def test_a_cell_right_below_the_demo_is_the_students(tmp_path, chapter):
+    """The student's solution in a cell right below the demo (the answer cell still the stub) passes every visible
+    check in the notebook and in each export: Colab's download marks no cells, and its demo ends at the last line of
+    the course's demo it matches (`course_cells.json`), not at the next text cell (which left the student's cell out).
+    Chapter 12's code-change text holds docstrings (`\"\"\"`), which ended Colab's string early."""
+    solution = patches.bare((ROOT / "solutions" / chapter / "transformer.py").read_text(encoding="utf-8"))
+    notebook = _below_demo(chapter, tmp_path / f"{chapter}.ipynb", solution)
+    expected = [(r.name, r.passed, r.message) for r in in_process.check(chapter, notebook)[0]]
+    assert all(passed for _, passed, _ in expected)
+    for exporter, export in EXPORT.items():
+        path = export(notebook, tmp_path / f"{chapter}_{exporter}.py")
+        source = loading.read_source(path)
+        assert "[데모]" not in source and "verify(" not in source, exporter
+        assert [(r.name, r.passed, r.message) for r in in_process.check(chapter, path)[0]] == expected, exporter
+
+
+def test_every_chapters_colab_download_holds_the_answer_cell_alone(tmp_path):
+    """Each chapter's released notebook, downloaded from Colab untouched, reads as its answer cell alone: the course's
+    texts (ch06, ch09 on hold docstrings in their code change) and demos are known (`course_cells.json`), so none of
+    the course's code or text is read as the student's."""
+    for chapter in sorted(p.name for p in (ROOT / "release").iterdir() if p.is_dir()):
+        cells = json.loads(release_notebook(chapter).read_text(encoding="utf-8"))["cells"]
+        (answer,) = [_text(c) for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer"]
+        text = colab_export(release_notebook(chapter), tmp_path / f"{chapter}.py").read_text(encoding="utf-8")
+        assert [code.strip() for _, code in loading.units(loading.script_source(text))] == [answer.strip()], chapter
+
+
+def test_a_cell_ipython_cannot_tokenize_stops_the_run_there(tmp_path):
+    """A cell whose unindent matches no level makes IPython's own rewrite raise IndentationError, and Jupyter stops
+    there; it used to escape `read_source` (a crash of the self-check and of `grade`). Now the cell raises its error
+    when it runs: the answer above it is graded, and the stop is noted at that cell, in the notebook and its `# %%`
+    export (nbconvert runs IPython's rewrite itself and refuses to export such a notebook). Colab's download, whose code
+    cells with no text cell between read as one, is read too, and stops where that block does."""
+    bad = "if True:\n        x = 1\n    y = 2\n"
+    with pytest.raises(IndentationError):
+        TransformerManager().transform_cell(bad)
+    with pytest.raises(IndentationError):
+        compile(ipython.translate(bad), "<cell>", "exec")
+    answer = patches.bare(SOLUTION.read_text(encoding="utf-8"))
+    notebook = student_notebook(tmp_path / "indent.ipynb", answer, below=bad)
+    results, notes = _results(notebook, visible_only=True)
+    assert all(passed for _, passed, _, _ in results)
+    assert "IndentationError" in notes[-1] and "멈췄습니다" in notes[-1]
+    exported, export_notes = _results(percent_export(notebook, tmp_path / "indent_percent.py"), visible_only=True)
+    assert exported == results and "IndentationError" in export_notes[-1]
+    assert "    y = 2" in loading.read_source(colab_export(notebook, tmp_path / "indent_colab.py"))
