@@ -30,14 +30,15 @@ MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # a whole `.ipynb`: Jupyter and Colab sav
 PY_FILE = "transformer.py"
 CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
 SCRIPT_CELL_HEADER = "# %% [selfcheck: transformer.py:{line}]"  # a cell of an exported notebook, from its line {line}
+EXPORT_FILE = "제출한 .py 파일"  # what an exported notebook's cells run as: errors name its lines (`place`)
 CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+|transformer\.py:\d+)\]$", re.MULTILINE)
 MAX_CELLS = 2000  # code cells of a notebook, cells of an exported notebook
 TOO_MANY_CELLS = (f"노트북의 셀이 너무 많습니다 (최대 {MAX_CELLS:,}개). 쓰지 않는 셀을 지우거나 합친 뒤 다시 "
                   "저장해 제출해 주세요.")
 EXPORTED = ("이 .py 파일은 노트북을 내보낸 파일(Colab의 .py 다운로드, nbconvert, `# %%` 스크립트)로 알아보고 노트북과 "
             "똑같이 채점했습니다: 코드 셀을 위에서부터 차례로 실행하고, 강의가 넣은 데모 셀, 자가 점검 준비 셀, 검사 "
-            "셀은 실행하지 않았습니다. 오류 위치는 `transformer.py 12번째 줄`처럼 나오며, 줄 번호는 제출한 .py 파일의 "
-            "줄 번호입니다.")
+            "셀은 실행하지 않았습니다. 오류 위치는 `제출한 .py 파일의 12번째 줄`처럼 제출한 .py 파일의 줄 번호로 "
+            "알려 줍니다.")
 # The course's functions and classes by the chapter whose TODOs ask for them; a later chapter ships them written
 # (given code), so an error inside one is located at the student's line that called it.
 WRITTEN_IN = {
@@ -377,7 +378,7 @@ def _cell_text(cell):
 
 def units(source):
     """[(file name, code)]: a notebook source's cells (named `코드 셀 N`), an exported notebook's cells (each named
-    `transformer.py`, its code pushed down to its own lines of the file), or the whole `.py` source."""
+    `EXPORT_FILE`, its code pushed down to its own lines of the file), or the whole `.py` source."""
     pieces = CELL_LINE.split(source)
     if len(pieces) == 1:
         return [(PY_FILE, source)]
@@ -385,7 +386,7 @@ def units(source):
     for name, code in zip(pieces[1::2], pieces[2::2]):
         code = code.removeprefix("\n")
         if name.startswith(f"{PY_FILE}:"):
-            name, code = PY_FILE, "\n" * (int(name.partition(":")[2]) - 1) + code
+            name, code = EXPORT_FILE, "\n" * (int(name.partition(":")[2]) - 1) + code
         cells.append((name, code))
     return cells
 
@@ -398,7 +399,7 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     the module keeps what the cells before it (and the cell itself, up to the error) defined. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and
     so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`); a notebook's cells
     also have Jupyter's `display` without an import. An exported notebook (`script_source`) runs as a notebook does,
-    its cells all named `transformer.py` (each on its own lines of the file), and the note `EXPORTED` comes first.
+    its cells all named `EXPORT_FILE` (each on its own lines of the file), and the note `EXPORTED` comes first.
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
@@ -410,7 +411,7 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     notebook = bool(CELL_LINE.search(source))
     if notebook:
         module.display = ipython.display  # a builtin of every notebook; a `.py` file must import it, as in Python
-    if notebook and cells[0][0] == PY_FILE:
+    if notebook and cells[0][0] == EXPORT_FILE:
         notes.append(EXPORTED)
     shown = {}
     for index, (filename, code) in enumerate(cells):
@@ -527,12 +528,14 @@ def _shown(filename):
 
 
 def _is_student_file(filename):
-    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells."""
-    return Path(filename or "").name == PY_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
+    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells (an exported
+    notebook's too)."""
+    return Path(filename or "").name == PY_FILE or filename == EXPORT_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
 
 
 def place(where):
-    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄` or `transformer.py 12번째 줄` (+ the line)."""
+    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄`, `제출한 .py 파일의 12번째 줄` (an exported
+    notebook's) or `transformer.py 12번째 줄` (+ the line)."""
     if not where:
         return ""
     file, line = where["file"], where["line"]
@@ -542,6 +545,8 @@ def place(where):
         text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄"
     elif jupyter:
         text = f"실행 번호 [{jupyter.group(1)}]인 셀의 {line}번째 줄"
+    elif file == EXPORT_FILE:
+        text = f"{file}의 {line}번째 줄"
     else:
         text = f"{file} {line}번째 줄"
     return text + (f": `{where['text']}`" if where.get("text") else "")

@@ -137,7 +137,7 @@ def test_an_exported_notebook_scores_as_the_notebook(graded, answer, exporter):
 @pytest.mark.parametrize("exporter", EXPORTERS)
 def test_an_error_names_the_line_of_the_exported_file(tmp_path, exporter):
     """An error in the answer, and the cell below it that stopped the run, are placed at their lines in the exported
-    file the student has (under the name `transformer.py`, as for a `.py` file)."""
+    file the student submitted (`제출한 .py 파일`: they have no `transformer.py`), in the notebook's words."""
     answer = patches.bare(SOLUTION.read_text(encoding="utf-8")).replace("p_attn, value)", "p_attn, valeu)")
     notebook = student_notebook(tmp_path / "typo.ipynb", answer, below="x = 1\nprint(x / 0)\n")
     path = EXPORT[exporter](notebook, tmp_path / "typo.py")
@@ -145,11 +145,25 @@ def test_an_error_names_the_line_of_the_exported_file(tmp_path, exporter):
     typo = lines.index("    return torch.matmul(p_attn, valeu), p_attn") + 1
     stop = lines.index("print(x / 0)") + 1
     results, notes = _results(path, visible_only=True)
-    assert (f"NameError: name 'valeu' is not defined, transformer.py {typo}번째 줄: "
+    assert (f"NameError: name 'valeu' is not defined, 제출한 .py 파일의 {typo}번째 줄: "
             "`return torch.matmul(p_attn, valeu), p_attn`") in results[0][3]
+    assert "transformer.py" not in results[0][3]
     assert notes[0] == loading.EXPORTED
-    assert notes[-1].startswith(f"transformer.py {stop}번째 줄: `print(x / 0)` (ZeroDivisionError: division by zero)에서 "
-                                "오류가 나 실행이 거기서 멈췄습니다.")
+    assert notes[-1].startswith(f"제출한 .py 파일의 {stop}번째 줄: `print(x / 0)` (ZeroDivisionError: division by zero)"
+                                "에서 오류가 나 실행이 거기서 멈췄습니다.")
+
+
+@pytest.mark.parametrize("exporter", EXPORTERS)
+def test_an_exported_stub_is_told_to_fill_the_answer_cell(tmp_path, exporter):
+    """The released stub, exported, gets the notebook's diagnosis word for word (fill the answer cell's TODO), not the
+    `.py` track's (fill transformer.py's TODO: the student wrote cells and has no transformer.py)."""
+    notebook = json.loads(release_notebook(CHAPTER).read_text(encoding="utf-8"))
+    (answer,) = [_text(c) for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "answer"]
+    path = student_notebook(tmp_path / "stub.ipynb", answer)
+    expected, _ = _results(path, visible_only=True)
+    results, _ = _results(EXPORT[exporter](path, tmp_path / "stub.py"), visible_only=True)
+    assert results == expected
+    assert all("답안 셀의 TODO" in message and "transformer.py" not in message for *_, message in results)
 
 
 def test_a_percent_line_in_a_colab_download_marks_no_cell(graded, tmp_path):
@@ -194,6 +208,7 @@ def test_cli_grades_a_notebook_and_its_colab_export_alike(tmp_path):
     assert [(t["name"], t["score"], t["output"]) for t in park["tests"]] == \
            [(t["name"], t["score"], t["output"]) for t in kim["tests"]]
     assert park["notes"] == [loading.EXPORTED, *kim["notes"]]
+    assert park["track"] == kim["track"] == "notebook"  # the feedback's re-check steps are the notebook's
     sources = (out / "sources" / "park.py").read_text(encoding="utf-8")
     assert "# %% [selfcheck: transformer.py:" in sources and "verify(" not in sources
 
