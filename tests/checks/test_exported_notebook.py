@@ -190,27 +190,55 @@ def test_a_plain_py_file_is_read_unchanged(tmp_path):
         assert [file for file, _ in loading.units(text)] == [loading.PY_FILE]
 
 
-def test_cli_grades_a_notebook_and_its_colab_export_alike(tmp_path):
-    """`python -m grader grade 01 FOLDER` on a class folder holding one student's notebook and another's Colab export
-    of the same notebook: the same score and check messages in the sandbox, and the export's notes say how it was read."""
+def colab_student(path, answer):
+    """`student_notebook` with the cells a Colab student adds: Drive mounted above the answer, a markdown note and a
+    `%%time` cell below it, and a scratch cell that prints right below the demo (no text cell between)."""
+    notebook = json.loads(student_notebook(path, answer).read_text(encoding="utf-8"))
+    cells = notebook["cells"]
+
+    def cell(kind, source, name):
+        extra = {"execution_count": None, "outputs": []} if kind == "code" else {}
+        return {"cell_type": kind, "id": name, "metadata": {}, "source": source, **extra}
+
+    def where(grade_id):
+        return next(i for i, c in enumerate(cells) if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+
+    cells.insert(where("demo") + 1, cell("code", 'print("연습:", attention)\nscratch = [n * n for n in range(3)]\n', "scratch"))
+    answer_at = where("answer")
+    cells[answer_at + 1:answer_at + 1] = [cell("markdown", "### 내 메모\n\n위 답안을 확인한다.\n", "memo"),
+                                          cell("code", "%%time\nimport torch\nprint(torch.__version__)\n", "timed")]
+    cells.insert(answer_at, cell("code", "from google.colab import drive\ndrive.mount('/content/drive')\n", "drive"))
+    path.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+def test_cli_grades_a_colab_students_notebook_and_its_exports_alike(tmp_path):
+    """`python -m grader grade 01 FOLDER` on a class folder holding a Colab student's notebook (Drive, `!pip`,
+    `%%time`, a markdown note, a scratch cell right below the demo) and its three exports: the same score, check
+    messages, notes (the exports' after the note that they were read as one) and track in the sandbox."""
     answer = fixtures.path("ch01", "no_scale").read_text(encoding="utf-8")
     folder = tmp_path / "class"
     folder.mkdir()
-    notebook = student_notebook(folder / "kim.ipynb", answer)
-    colab_export(notebook, folder / "park.py")
+    notebook = colab_student(folder / "kim.ipynb", answer)
+    names = {"park": "colab", "lee": "nbconvert", "choi": "percent"}
+    for name, exporter in names.items():
+        EXPORT[exporter](notebook, folder / f"{name}.py")
     out = tmp_path / "graded"
     done = subprocess.run([PYTHON, "-m", "grader", "grade", "01", str(folder), "--out", str(out), "--no-feedback"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    kim, park = (json.loads((out / "results" / f"{name}.json").read_text(encoding="utf-8")) for name in ("kim", "park"))
-    assert kim["status"] == park["status"] == "ok"
-    assert kim["score"] == park["score"] == 33
-    assert [(t["name"], t["score"], t["output"]) for t in park["tests"]] == \
-           [(t["name"], t["score"], t["output"]) for t in kim["tests"]]
-    assert park["notes"] == [loading.EXPORTED, *kim["notes"]]
-    assert park["track"] == kim["track"] == "notebook"  # the feedback's re-check steps are the notebook's
-    sources = (out / "sources" / "park.py").read_text(encoding="utf-8")
-    assert "# %% [selfcheck: transformer.py:" in sources and "verify(" not in sources
+    kim = json.loads((out / "results" / "kim.json").read_text(encoding="utf-8"))
+    assert kim["status"] == "ok" and kim["score"] == 33 and kim["track"] == "notebook"
+    assert [note.split("`")[1] for note in kim["notes"]] == ["!pip install torch", "%matplotlib inline",
+                                                              "drive.mount('/content/drive')", "%%time"]
+    for name in names:
+        export = json.loads((out / "results" / f"{name}.json").read_text(encoding="utf-8"))
+        assert (export["status"], export["score"], export["track"]) == ("ok", 33, "notebook"), name
+        assert [(t["name"], t["score"], t["output"]) for t in export["tests"]] == \
+               [(t["name"], t["score"], t["output"]) for t in kim["tests"]], name
+        assert export["notes"] == [loading.EXPORTED, *kim["notes"]], name
+        sources = (out / "sources" / f"{name}.py").read_text(encoding="utf-8")
+        assert "# %% [selfcheck: transformer.py:" in sources and "verify(" not in sources and "scratch = " in sources
 
 
 def test_plain_cells_translate_as_ipython_does():
