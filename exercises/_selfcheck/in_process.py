@@ -22,7 +22,8 @@ def check(chapter, path, visible_only=True):
         with contextlib.redirect_stdout(sys.stderr), torch_threads(declared.budget.threads):  # as in the sandbox
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
     results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
-    return tracks.results_for(results, tracks.track_of(path)), outcome.get("notes", [])
+    notes = outcome.get("notes", [])
+    return tracks.results_for(results, tracks.track_of(path, notes)), notes
 
 
 def run(chapter, path, visible_only=True):

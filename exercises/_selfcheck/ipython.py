@@ -84,7 +84,8 @@ def translate(source, budget=None):
     its passes, each rewriting one command, bounded: a cell being rewritten holds at most MAX_TRANSLATED_CHARS, takes
     at most MAX_PASSES passes, and every pass is paid for from `budget` (a fresh `Budget` when None).
 
-    Without IPython a plain cell is `normalised` and any other raises IPythonMissing; over a bound, TooMuchIPython."""
+    Without IPython a plain cell is `normalised` and any other raises IPythonMissing; over a bound, TooMuchIPython. A
+    cell IPython's tokenizer refuses (IndentationError) is returned as it stands, to raise its error when it runs."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
@@ -104,7 +105,10 @@ def translate(source, budget=None):
     budget = budget if budget is not None else Budget()
     for _ in range(MAX_PASSES):  # TransformerManager.do_token_transforms, bounded
         budget.spend(len(text))
-        changed, lines = manager.do_one_token_transform(lines)
+        try:
+            changed, lines = manager.do_one_token_transform(lines)
+        except SyntaxError:  # IPython's tokenizer refused the cell (an unindent that matches no level): Jupyter stops
+            return text  # at this cell with the error, and so does compiling what is left here
         if not changed:
             return "".join(lines)
         text = "".join(lines)

@@ -14,6 +14,7 @@ the same way (`script_source`): its cells, the course's left out, each under a h
 """
 import contextlib
 import contextvars
+import hashlib
 import io
 import json
 import linecache
@@ -30,14 +31,15 @@ MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024  # a whole `.ipynb`: Jupyter and Colab sav
 PY_FILE = "transformer.py"
 CELL_HEADER = "# %% [selfcheck: 코드 셀 {number}]"
 SCRIPT_CELL_HEADER = "# %% [selfcheck: transformer.py:{line}]"  # a cell of an exported notebook, from its line {line}
+EXPORT_FILE = "제출한 .py 파일"  # what an exported notebook's cells run as: errors name its lines (`place`)
 CELL_LINE = re.compile(r"^# %% \[selfcheck: (코드 셀 \d+|transformer\.py:\d+)\]$", re.MULTILINE)
 MAX_CELLS = 2000  # code cells of a notebook, cells of an exported notebook
 TOO_MANY_CELLS = (f"노트북의 셀이 너무 많습니다 (최대 {MAX_CELLS:,}개). 쓰지 않는 셀을 지우거나 합친 뒤 다시 "
                   "저장해 제출해 주세요.")
 EXPORTED = ("이 .py 파일은 노트북을 내보낸 파일(Colab의 .py 다운로드, nbconvert, `# %%` 스크립트)로 알아보고 노트북과 "
             "똑같이 채점했습니다: 코드 셀을 위에서부터 차례로 실행하고, 강의가 넣은 데모 셀, 자가 점검 준비 셀, 검사 "
-            "셀은 실행하지 않았습니다. 오류 위치는 `transformer.py 12번째 줄`처럼 나오며, 줄 번호는 제출한 .py 파일의 "
-            "줄 번호입니다.")
+            "셀은 실행하지 않았습니다. 오류 위치는 `제출한 .py 파일의 12번째 줄`처럼 제출한 .py 파일의 줄 번호로 "
+            "알려 줍니다.")
 # The course's functions and classes by the chapter whose TODOs ask for them; a later chapter ships them written
 # (given code), so an error inside one is located at the student's line that called it.
 WRITTEN_IN = {
@@ -53,6 +55,13 @@ ALWAYS_GIVEN = ("TrainState",)  # shipped written in chapter 12, where it is fir
 # checks). nbgrader's metadata marks those cells too; a notebook that lost it (its cells copied into a new notebook,
 # saved by an editor that drops cell metadata) is still read as the student ran it.
 DEMO_MARK = "# [데모] 실행만 하고 고치지 마세요 (위 답안 셀의 코드를 부릅니다)"
+# The course's cells that Colab's download (which marks no cells) cannot be read without, by their line counts and hashes
+# (`fingerprint`), written by `python -m grader build`: every chapter's demo cell (it ends at its own last line, and a
+# cell the student added right below it is theirs) and the text cells holding a `"""` (Colab writes each text cell
+# inside `"""`: the course's diffs would end it early). Copied next to this module wherever it goes (sandbox staging,
+# selfcheck/, Gradescope); without it a demo runs to the next text cell.
+DATA_FILES = ("course_cells.json",)
+COURSE_FILE = DATA_FILES[0]
 COURSE_CELL = re.compile(r"# (@title 자가 점검 준비|\[데모\]|\[\d+(\.\d+)?점, (공개|숨겨진) 검사)")
 COURSE_CELL_LINE = re.compile("^" + COURSE_CELL.pattern, re.MULTILINE)  # in an exported notebook, a course cell's start
 # Where an exporter starts a cell: nbconvert's `# In[ ]:` / `# In[12]:`, a percent script's `# %%` (Jupytext, VS Code,
@@ -151,8 +160,8 @@ def script_source(text, budget=None):
 
     Cells start at the exporter's markers (`EXPORT_MARKER`) when every course cell starts at one. Colab's download
     has none: there a cell starts at a course cell's first line (`COURSE_CELL_LINE`), at a cell magic (`%%`) and after
-    a text cell (Colab writes each markdown cell as a string on its own, `_text_cells`), and a check cell ends at its
-    last line (`_course_end`)."""
+    a text cell (Colab writes each markdown cell as a string on its own, `_text_cells`), and a course cell ends at its
+    last line (`_course_end`; a demo, at the last line of the course's demo it matches, `_known_end`)."""
     lines = _file_lines(text)
     cells = _marked_cells(lines) if _marked(lines) else _colab_cells(lines)
     if len(cells) > MAX_CELLS:
@@ -213,8 +222,9 @@ def _marked_cells(lines):
 def _colab_cells(lines):
     """[(first line number, lines, is the course's)]: the cells of Colab's download, which marks none (see
     `script_source`)."""
-    texts, inside = _text_cells(lines)
-    cells, current, course = [], None, None
+    known = _known_cells()
+    texts, inside = _text_cells(lines, known["texts"])
+    cells, current, course, last = [], None, None, None
     number = 1
     while number <= len(lines):
         if number in texts:  # a text cell: left out, the code after it is a cell of its own
@@ -226,17 +236,71 @@ def _colab_cells(lines):
             course = COURSE_CELL.match(line) if number not in inside else None
             current = (number, [], bool(course))
             cells.append(current)
+            last = _known_end(lines, number, known["demos"]) if course and course.group(1) == "[데모]" else None
         current[1].append(line)
-        if course and _course_end(course, line):
-            current, course = None, None
+        if course and (number == last or _course_end(course, line)):
+            current, course, last = None, None, None
         number += 1
     return cells
+
+
+def fingerprint(lines):
+    """The hash the course's cell is known by in `COURSE_FILE`: its lines joined, each without its line break and
+    trailing blanks (an exporter's or an editor's)."""
+    return hashlib.sha256("\n".join(line.rstrip() for line in lines).encode("utf-8")).hexdigest()
+
+
+def _known_cells():
+    """{"demos": {line count: {hash}}, "texts": {"counts": {line count: {hash}}, "firsts": {first line's hash: {line
+    count}}}} of the course's cells (`COURSE_FILE` beside this module); empty without the file."""
+    demos, counts, firsts = {}, {}, {}
+    try:
+        document = json.loads(Path(__file__).with_name(COURSE_FILE).read_text(encoding="utf-8"))
+        for cell in document["demos"]:
+            demos.setdefault(int(cell["lines"]), set()).add(str(cell["sha256"]))
+        for cell in document["texts"]:
+            counts.setdefault(int(cell["lines"]), set()).add(str(cell["sha256"]))
+            firsts.setdefault(str(cell["first"]), set()).add(int(cell["lines"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        demos, counts, firsts = {}, {}, {}
+    return {"demos": demos, "texts": {"counts": counts, "firsts": firsts}}
+
+
+def _known_end(lines, first, demos):
+    """The number of the last line of the course's demo starting at line `first`, when its lines are those of one
+    (`demos`: {line count: {hash}}); else None (it runs to the next text cell)."""
+    for count in sorted(demos, reverse=True):
+        if first - 1 + count <= len(lines) and fingerprint(lines[first - 1:first - 1 + count]) in demos[count]:
+            return first - 1 + count
+    return None
+
+
+def _without_course_texts(lines, texts):
+    """`lines` with the course's own text cells that `texts` knows (from `_known_cells`) blanked, their opening triple
+    quote kept: Colab writes a text cell's lines inside triple quotes (its first line on the opening quote's line, or on
+    its own line in the file's docstring), and a triple quote they hold would end the string early."""
+    if not texts["counts"]:
+        return lines
+    lines, number = list(lines), 0
+    while number < len(lines):
+        line = lines[number]
+        quoted = line.startswith('"""')
+        body = line[3:] if quoted else line
+        found = next((count for count in sorted(texts["firsts"].get(fingerprint([body]), ()), reverse=True)
+                      if fingerprint([body, *lines[number + 1:number + count]]) in texts["counts"].get(count, ())),
+                     None)
+        if found is None:
+            number += 1
+            continue
+        lines[number:number + found] = ['"""\n' if quoted else "\n"] + ["\n"] * (found - 1)
+        number += found
+    return lines
 
 
 def _course_end(course, line):
     """Whether `line` is the last of a course cell that starts with `course` (a COURSE_CELL match): a hidden check
     cell is its first line, a visible one ends at its `verify(...)`, the self-check's setup at `del _prepare_selfcheck`;
-    the demo runs to the next text cell."""
+    a demo is ended by `_known_end` or else runs to the next text cell."""
     kind = course.group(1)
     if "숨겨진 검사" in kind:
         return True
@@ -245,10 +309,13 @@ def _course_end(course, line):
     return kind.startswith("@title") and line.startswith("del _prepare_selfcheck")
 
 
-def _text_cells(lines):
+def _text_cells(lines, texts=None):
     """({first line: last line} of each top-level statement that is a string alone, as Colab writes a text cell;
-    the line numbers inside multi-line strings), read with `tokenize`. A line of IPython syntax (`!pip install`,
-    `%time`) reads as `pass`; a file that stops tokenizing is read up to there."""
+    the line numbers inside multi-line strings), read with `tokenize`. The course's text cells `texts` knows (from
+    `_known_cells`) read as blank strings, a line of IPython syntax (`!pip install`, `%time`) as `pass`; a file that
+    stops tokenizing is read up to there."""
+    if texts:
+        lines = _without_course_texts(lines, texts)
     masked = (line if line.count('"""') or line.count("'''") or not line.lstrip().startswith(("!", "%"))
               else line[:len(line) - len(line.lstrip())] + "pass\n" for line in lines)
     texts, inside, statement, previous = {}, set(), None, tokenize.NEWLINE
@@ -312,7 +379,7 @@ def _cell_text(cell):
 
 def units(source):
     """[(file name, code)]: a notebook source's cells (named `코드 셀 N`), an exported notebook's cells (each named
-    `transformer.py`, its code pushed down to its own lines of the file), or the whole `.py` source."""
+    `EXPORT_FILE`, its code pushed down to its own lines of the file), or the whole `.py` source."""
     pieces = CELL_LINE.split(source)
     if len(pieces) == 1:
         return [(PY_FILE, source)]
@@ -320,7 +387,7 @@ def units(source):
     for name, code in zip(pieces[1::2], pieces[2::2]):
         code = code.removeprefix("\n")
         if name.startswith(f"{PY_FILE}:"):
-            name, code = PY_FILE, "\n" * (int(name.partition(":")[2]) - 1) + code
+            name, code = EXPORT_FILE, "\n" * (int(name.partition(":")[2]) - 1) + code
         cells.append((name, code))
     return cells
 
@@ -333,7 +400,7 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     the module keeps what the cells before it (and the cell itself, up to the error) defined. The cells' `get_ipython()` is a `SkippingShell` that appends to `notes`, and
     so do the calls of Colab's own functions where `google.colab` does not exist (`colab.install`); a notebook's cells
     also have Jupyter's `display` without an import. An exported notebook (`script_source`) runs as a notebook does,
-    its cells all named `transformer.py` (each on its own lines of the file), and the note `EXPORTED` comes first.
+    its cells all named `EXPORT_FILE` (each on its own lines of the file), and the note `EXPORTED` comes first.
     """
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
@@ -345,7 +412,7 @@ def module_from_source(source, name="submission", notes=None, stops=None):
     notebook = bool(CELL_LINE.search(source))
     if notebook:
         module.display = ipython.display  # a builtin of every notebook; a `.py` file must import it, as in Python
-    if notebook and cells[0][0] == PY_FILE:
+    if notebook and cells[0][0] == EXPORT_FILE:
         notes.append(EXPORTED)
     shown = {}
     for index, (filename, code) in enumerate(cells):
@@ -462,12 +529,14 @@ def _shown(filename):
 
 
 def _is_student_file(filename):
-    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells."""
-    return Path(filename or "").name == PY_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
+    """The student's file (`transformer.py`, wherever it was imported from) or one of their notebook cells (an exported
+    notebook's too)."""
+    return Path(filename or "").name == PY_FILE or filename == EXPORT_FILE or bool(re.fullmatch(r"코드 셀 \d+", filename or ""))
 
 
 def place(where):
-    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄` or `transformer.py 12번째 줄` (+ the line)."""
+    """Korean for a `student_line` result: `위에서 3번째 코드 셀의 5번째 줄`, `제출한 .py 파일의 12번째 줄` (an exported
+    notebook's) or `transformer.py 12번째 줄` (+ the line)."""
     if not where:
         return ""
     file, line = where["file"], where["line"]
@@ -477,6 +546,8 @@ def place(where):
         text = f"위에서 {cell.group(1)}번째 코드 셀의 {line}번째 줄"
     elif jupyter:
         text = f"실행 번호 [{jupyter.group(1)}]인 셀의 {line}번째 줄"
+    elif file == EXPORT_FILE:
+        text = f"{file}의 {line}번째 줄"
     else:
         text = f"{file} {line}번째 줄"
     return text + (f": `{where['text']}`" if where.get("text") else "")

@@ -2,9 +2,12 @@
 """Wording that depends on how the student works: a `.py` file (`transformer.py`) or a notebook (cells).
 
 Judges write their diagnoses for the `.py` track; `worded` rewrites the few phrases that name the file,
-at the moment a result is shown (self-check table, notebook check cell, pytest, feedback).
+at the moment a result is shown (self-check table, notebook check cell, pytest, feedback). A notebook exported as a
+`.py` file (Colab's download) is the notebook track: the student wrote it in cells and has no `transformer.py`.
 """
 import dataclasses
+
+from .loading import EXPORTED
 
 PY, NOTEBOOK = "py", "notebook"
 
@@ -15,9 +18,10 @@ NOTEBOOK_WORDING = {
 }
 
 
-def track_of(path):
-    """NOTEBOOK for a `.ipynb` path, else PY."""
-    return NOTEBOOK if str(path).lower().endswith(".ipynb") else PY
+def track_of(path, notes=()):
+    """NOTEBOOK for a `.ipynb` path or a `.py` file read as an exported notebook (its load's `notes` hold
+    `loading.EXPORTED`), else PY."""
+    return NOTEBOOK if str(path).lower().endswith(".ipynb") or EXPORTED in notes else PY
 
 
 def worded(message, track):

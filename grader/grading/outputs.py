@@ -33,7 +33,7 @@ def document(submission, verdicts, run=None):
         "seconds": round(run.seconds, 3) if run else 0.0,
         "picture": verdicts.picture,
     }
-    track = tracks.track_of(getattr(submission, "file_name", ""))
+    track = tracks.track_of(getattr(submission, "file_name", ""), verdicts.notes or ())
     extra["track"] = track
     output = [tracks.worded(verdicts.failure, track)] if verdicts.failure else []
     if verdicts.tampered:

@@ -1,4 +1,5 @@
 """Split a chapter's Korean text (`chapter.md`) at its `<!-- cell: NAME -->` markers."""
+import ast
 import re
 
 MARKER = re.compile(r"^<!-- cell: (\w+) -->\s*$", re.MULTILINE)
@@ -24,7 +25,11 @@ def parts(chapter):
 
 
 def demo_for_notebook(chapter):
-    """The demo script without its `from transformer import …` line (the notebook defines the functions)."""
-    lines = chapter.demo.read_text(encoding="utf-8").splitlines()
-    kept = [line for line in lines if not line.startswith("from transformer import")]
+    """The demo script without its `from transformer import …` statement, all of its lines (the notebook defines the
+    functions)."""
+    text = chapter.demo.read_text(encoding="utf-8")
+    dropped = {number for node in ast.parse(text).body
+               if isinstance(node, ast.ImportFrom) and node.module == "transformer" and not node.level
+               for number in range(node.lineno, node.end_lineno + 1)}
+    kept = [line for number, line in enumerate(text.splitlines(), 1) if number not in dropped]
     return "\n".join(kept).strip() + "\n"

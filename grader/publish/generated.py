@@ -10,7 +10,7 @@ whole build only. CI runs the whole `build --check`.
 import sys
 
 from grader import chapters, paths
-from grader.checks import references, trained
+from grader.checks import loading, references, trained
 
 from . import copymodel, drift, exercise, headers, notebook, release, shipping
 
@@ -31,6 +31,7 @@ def generate(with_release=True, only=None):
     weights = copymodel.document()
     trained.provide(weights)  # the references of chapters 13 on decode with these weights, not an older file's
     files[paths.CHECKS / trained.FILE] = shipping.dump_json(weights)
+    files[paths.CHECKS / loading.COURSE_FILE] = shipping.dump_json(notebook.course_document())
     for chapter in chapters.all_chapters():
         if only is not None and chapter.id not in only:
             continue

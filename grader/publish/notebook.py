@@ -1,7 +1,8 @@
 """The notebook track: the chapter's nbgrader *source* notebook (solutions and hidden tests included)."""
 import json
 
-from grader.checks.loading import DEMO_MARK
+from grader import chapters
+from grader.checks.loading import DEMO_MARK, fingerprint
 
 from . import chaptertext, codechange, embedded, headers
 from .regions import BEGIN_HIDDEN, END_HIDDEN
@@ -62,6 +63,27 @@ def setup_cell(package):
                  embedded.METADATA)
 
 
+def demo_source(chapter):
+    """The demo cell's code: the course's first line (`DEMO_MARK`), then the chapter's demo script."""
+    return f"{DEMO_MARK}\n{chaptertext.demo_for_notebook(chapter).rstrip()}"
+
+
+def course_document():
+    """`loading.COURSE_FILE`: the cells an exported notebook's reading needs to know (see `loading.DATA_FILES`), each by its
+    line count and hash (`fingerprint`), a text cell also by its first line's: every chapter's demo, and the text
+    cells Colab's download would end early (they hold a triple quote, or end in a quote)."""
+    demos, texts = [], []
+    for chapter in chapters.all_chapters():
+        for cell in cells(chapter):
+            lines = cell["source"].splitlines()
+            if cell["cell_type"] == "code" and cell["id"] == "demo":
+                demos.append({"chapter": chapter.id, "lines": len(lines), "sha256": fingerprint(lines)})
+            elif cell["cell_type"] == "markdown" and ('"""' in cell["source"] or cell["source"].rstrip().endswith('"')):
+                texts.append({"chapter": chapter.id, "first": fingerprint(lines[:1]), "lines": len(lines),
+                              "sha256": fingerprint(lines)})
+    return {"_generated": headers.note("solutions/ by grader/publish/notebook.py"), "demos": demos, "texts": texts}
+
+
 def cells(chapter, package=None):
     """The notebook's cells, in the order of the chapter text; with `package` ({`selfcheck/…`: bytes}) the check cells
     are preceded by the setup cell carrying it."""
@@ -76,8 +98,7 @@ def cells(chapter, package=None):
             source = chapter.module.read_text(encoding="utf-8").rstrip("\n")
             out.append(_code("answer", source, _nbgrader("answer", solution=True)))
         elif value == "demo":
-            demo = f"{DEMO_MARK}\n{chaptertext.demo_for_notebook(chapter).rstrip()}"
-            out.append(_code("demo", demo, _nbgrader("demo", locked=True)))
+            out.append(_code("demo", demo_source(chapter), _nbgrader("demo", locked=True)))
         elif value == "checks":
             out.append(_markdown("checks-note", CHECKS_NOTE))
             if package:

@@ -148,6 +148,19 @@ def test_every_released_notebook_carries_the_selfcheck_setup_cell():
         assert setup < first_check, folder.name
 
 
+def test_every_released_demo_cell_runs_as_jupyter_reads_it():
+    """Each chapter's demo cell is its `demo.py` without the whole `from transformer import` statement (ch14's spans two
+    lines: its second line was left behind, an IndentationError in Jupyter) and passes IPython's own rewrite."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    for folder in sorted(p for p in paths.RELEASE.iterdir() if p.is_dir()):
+        cells = json.loads((folder / f"{folder.name}.ipynb").read_text(encoding="utf-8"))["cells"]
+        (demo,) = ["".join(c["source"]) for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == "demo"]
+        compile(TransformerManager().transform_cell(demo), folder.name, "exec")
+        script = (paths.SOLUTIONS / folder.name / "demo.py").read_text(encoding="utf-8")
+        assert "transformer" not in demo and demo.count("\n") < script.count("\n"), folder.name
+
+
 def test_every_notebook_carries_exactly_the_exercise_files():
     """Each released (and source) notebook's setup cell carries its chapter's package byte for byte as `exercises/`
     holds it (the chapter's own `selfcheck/` and the shared files it uses), so the leak tests that read `exercises/`
