@@ -16,6 +16,8 @@ from .korean import attach
 
 MAX_LISTED = 8
 NAMES_DIFFER = "parameter/buffer 이름이 기준과 다릅니다 (이름도 채점 기준입니다)."
+NO_BIAS = ("선형 층에 bias가 없습니다: nn.Linear(…, bias=False)로 만들었나요? 기준의 선형 층은 bias를 더합니다 "
+           "(xW + b): nn.Linear(in, out)의 기본값 bias=True 그대로 만드세요.")
 
 
 def names_text(names):
@@ -47,7 +49,8 @@ def unregistered_problem(found, hint=""):
 
 
 def names_problem(expected, found, visible=True):
-    """Korean: state_dict names missing / unexpected / of another shape, as strict loading reports them, or None."""
+    """Korean: state_dict names missing / unexpected / of another shape, as strict loading reports them, or None; only
+    biases missing, their weights there, is named first as a layer built with bias=False."""
     want = {name: shape for name, shape in expected["state_dict"]}
     have = {name: shape for name, shape in found["state_dict"]}
     missing = [name for name in want if name not in have]
@@ -56,6 +59,9 @@ def names_problem(expected, found, visible=True):
     if not (missing or unexpected or reshaped):
         return None
     parts = []
+    layers = [name[:-len(".bias")] for name in missing if name.endswith(".bias")]
+    if layers and len(layers) == len(missing) and not unexpected and all(f"{layer}.weight" in have for layer in layers):
+        parts.append(f"{NO_BIAS} (bias가 없는 층: {names_text(layers)})")
     if missing or unexpected:
         parts.append(f"{NAMES_DIFFER} 있어야 하는데 없는 이름: {names_text(missing)}. "
                      f"기준에 없는 이름: {names_text(unexpected)}.")

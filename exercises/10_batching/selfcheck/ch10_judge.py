@@ -42,6 +42,10 @@ BUGS = {
     "디코더 입력은 마지막 토큰을 뺀 tgt, 정답은 첫 토큰을 뺀 tgt로 한 칸 어긋나게 나누세요.",
     "shift_swapped": "self.tgt와 self.tgt_y가 바뀌었습니다. 디코더 입력은 시작 토큰부터인 tgt[:, :-1], 정답은 "
     "tgt[:, 1:]입니다.",
+    "tgt_shifted_too": "self.tgt가 self.tgt_y와 같습니다: 디코더 입력도 첫 토큰을 빼고 잘랐습니다(tgt[:, 1:]). 디코더 "
+    "입력은 시작 토큰으로 시작하고 마지막 토큰만 뺀 tgt[:, :-1], 정답은 첫 토큰을 뺀 tgt[:, 1:]로 한 칸 어긋나야 합니다.",
+    "src_mask_only_with_tgt": "tgt 없이 만든 Batch에 self.src_mask가 없습니다: src_mask를 tgt가 있을 때만 실행되는 if 블록 안에서 "
+    "만들었나요? self.src와 self.src_mask는 tgt가 없어도(예측할 때) 만들어야 하므로 if 블록 앞에 두세요.",
     "tgt_mask_no_padding": "tgt_mask에 padding 부분이 없습니다(subsequent_mask만 썼습니다). pad인 열도 가려야 합니다: "
     "(tgt != pad).unsqueeze(-2) & subsequent_mask(tgt.size(-1)).",
     "tgt_mask_no_causal": "tgt_mask에 미래를 가리는 부분이 없습니다(padding mask만 썼습니다). 그러면 디코더가 맞혀야 할 "
@@ -218,6 +222,9 @@ def attribute_problem(evidence, case, student, name):
     got = student.get(name, probe.MISSING)
     expected = _attributes(evidence.reference(case))[name]
     if got.get("kind") == "missing":
+        spec = probe.CASES[case]
+        if spec.kind == "batch" and not spec.tgt and name == "src_mask":
+            return BUGS["src_mask_only_with_tgt"]
         return f"{_label(name)} 속성이 없습니다. 속성 이름도 채점 기준의 일부입니다."
     value = _value(got)
     if value is None:

@@ -79,8 +79,13 @@ BUGS = {
     "softmax를 하지 말고 그대로 넘기세요: self.criterion(x, true_dist.clone().detach()).",
     "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
     "forward 뒤의 self.true_dist를 읽습니다.",
-    "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
-    "loss를 더합니다. 토큰 수로 나누는 것은 학습 루프가 합니다.",
+    "reduction": 'KLDivLoss의 reduction이 "sum"이 아니거나(mean, batchmean, none) loss를 토큰 수(행 수)로 나눴습니다. '
+    '원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 loss를 더한 합계를 그대로 돌려줍니다. 토큰 수로 나누는 것은 학습 '
+    "루프가 합니다.",
+    "confidence_added": "정답 칸에 confidence를 더했습니다(scatter_add_나 +=): 정답 칸의 값이 smoothing 몫 + confidence가 "
+    "됩니다. 정답 칸에는 confidence 하나만 들어가도록 scatter_로 덮어쓰세요.",
+    "log_target": "KLDivLoss에 log_target=True를 줬습니다: 그러면 목표 분포 true_dist를 로그 확률로 읽습니다. true_dist는 "
+    "확률(합이 1)이므로 log_target은 기본값(False) 그대로 두세요.",
     "criterion_swapped": "self.criterion에 넘긴 두 인자의 순서가 바뀌었습니다. KLDivLoss는 모델의 로그 확률 x를 먼저, "
     "목표 분포 true_dist를 다음에 받습니다: self.criterion(x, true_dist.clone().detach()).",
     "x_overwritten": "true_dist를 채우면서 x까지 바꿨습니다: x.data나 x.detach()는 복사가 아니라 같은 메모리입니다. 그래서 "

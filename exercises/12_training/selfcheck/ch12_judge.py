@@ -14,7 +14,7 @@ import torch
 
 from . import ch12_probe as probe
 from . import messages
-from .calls import explain_error, trace_or_finding
+from .calls import explain_error
 from .compare import close, decode, shape_text
 from .contract import Budget, Chapter
 from .framework import Check, Finding, each_case, noting_stand_in
@@ -84,6 +84,8 @@ BUGS = {
     "state_swapped": "train_state.samples와 train_state.tokens가 바뀌었습니다. samples에는 batch의 문장 수"
     "(batch.src.shape[0]), tokens에는 토큰 수(batch.ntokens)를 더하세요.",
     "tokens_not_accumulated": "train_state.tokens에 batch.ntokens를 더하지 않았습니다. 학습한 토큰 수(batch.ntokens)를 batch마다 모으세요.",
+    "samples_counted": "train_state.samples가 기준과 다릅니다(step, accum_step, tokens는 맞습니다). samples에는 batch마다 "
+    "문장 수, 곧 batch 크기를 더합니다: 첫 축의 크기(batch.src.shape[0]). 문장 길이(shape[1])나 토큰 수가 아닙니다.",
     "state_counters": "TrainState의 횟수가 기준과 다릅니다. train mode의 batch마다 step은 1, samples는 batch의 문장 수, tokens는 batch의 토큰 "
     "수만큼 늘고, accum_step은 optimizer.step()마다 1 늘어납니다.",
     "epoch_graph": "run_epoch가 돌려준 손실이 계산 그래프를 붙든 채입니다. 그래프를 떼어 낸 값(loss_compute의 첫 값)을 "
@@ -103,6 +105,8 @@ BUGS = {
     "generator_in_epoch": "run_epoch가 model.generator를 적용한 결과(어휘 크기의 log 확률)를 loss_compute에 넘겼습니다. "
     "loss_compute(SimpleLossCompute)가 스스로 generator를 적용하므로, 두 번 적용되어 모양이 맞지 않습니다. run_epoch는 "
     "model.forward의 출력(d_model 차원)을 그대로 loss_compute에 넘기세요.",
+    "backward_on_record": "backward를 계산 그래프가 없는 값에 불렀습니다: loss_compute가 돌려주는 첫 값은 기록용으로 "
+    "그래프를 떼어 낸 합계 손실(.data)입니다. backward는 그래프가 달린 둘째 값(loss_node)에 부르세요.",
     "parameters": "학습한 뒤 parameter가 기준과 다릅니다. batch마다 forward → loss_compute → backward, i % accum_iter == 0이면 "
     "optimizer.step()과 zero_grad, 그리고 scheduler.step() 순서를 확인하세요.",
 }
@@ -114,6 +118,8 @@ COUNTERS = ("step", "accum_step", "samples", "tokens")
 
 # SimpleLossCompute's exceptions: .view on the sliced tgt_y; LabelSmoothing's size assert on x without the generator
 LOSS_RULES = [("view size is not compatible", "loss_view")]
+# run_epoch's: backward on the loss compute's detached first value (the probe's stand-in returns the pair right)
+EPOCH_RULES = [("does not require grad and does not have a grad_fn", "backward_on_record")]
 
 
 FORWARD_PARAMETERS = ("src", "tgt", "src_mask", "tgt_mask")  # EncoderDecoder.forward's, in order
@@ -165,7 +171,9 @@ def read(evidence, case):
             problem = forward_problem(evidence, case) or generator_applied_twice(evidence, case)
             if problem:
                 raise Finding(problem)
-        return trace_or_finding(evidence, case, BUGS)
+        if "error" in trace:
+            raise Finding(explain_error(evidence, case, trace["error"], BUGS, rules=EPOCH_RULES))
+        return trace
     trace = evidence.trace(case)
     if "error" not in trace:
         return trace
@@ -396,6 +404,8 @@ def state_problem(evidence, case):
         return BUGS["state_swapped"]
     if "tokens" in wrong:
         return BUGS["tokens_not_accumulated"]
+    if wrong == ["samples"]:
+        return BUGS["samples_counted"]
     if "accum_step" in wrong and spec.accum_iter > 1 and found["state"]["accum_step"] == spec.nbatches:
         return BUGS["accum_ignored"]
     if not evidence.visible(case):

@@ -8,7 +8,8 @@ the generator changes the tokens. The length (max_len tokens, the start symbol i
 loop that runs once too often loses those points only. A wrong result names the bug: from the returned tensor
 itself (float, never extended, another first token, another length), from "bug models" — greedy decoding done
 one wrong way on the same model, stored by the build — and from what the probe's hooks saw the code hand the
-encoder, the decoder and the generator.
+encoder, the decoder and the generator: tokens that change under another seed were sampled, tokens other than the
+generator's best at their step were picked otherwise (its values taken for indices, the second best, …).
 """
 import functools
 from dataclasses import dataclass
@@ -72,10 +73,26 @@ BUGS = {
     "model.decode(memory, src_mask, ys, subsequent_mask(ys.size(1))).",
     "ys_batch_axis": "ys가 batch 축(dim=0)으로 늘어납니다: 고른 토큰을 ys의 아래(새 문장)에 붙였습니다. ys는 언제나 "
     "(1, 지금까지의 길이) 모양이므로 길이 축에 이어 붙이세요: torch.cat([ys, …], dim=1).",
+    "sampled": "다음 토큰을 확률에 따라 뽑았습니다(torch.multinomial, torch.distributions.Categorical(...).sample() 같은 "
+    "sampling): 같은 입력으로 다시 실행하면 다른 토큰이 나옵니다. greedy decoding은 뽑지 않고 매 step log 확률이 가장 큰 "
+    "토큰을 고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
+    "sampled_log_probs": "torch.multinomial로 다음 토큰을 뽑으려 했는데, generator의 출력은 확률이 아니라 log 확률(0 이하의 "
+    "값)이라 multinomial이 받지 않습니다. 그보다 greedy decoding은 확률에 따라 뽑지(sampling) 않고 매 step log 확률이 "
+    "가장 큰 토큰을 고릅니다: torch.max(prob, dim=1) 또는 prob.argmax(dim=-1).",
+    "values_not_indices": "가장 큰 log 확률의 값(values)을 토큰 번호로 썼습니다: torch.max(prob, dim=1)은 (가장 큰 값, 그 "
+    "위치) 두 개를 돌려주는데, 다음 토큰은 둘째인 위치(indices)입니다. torch.max(prob, dim=1)의 둘째 값이나 "
+    "prob.argmax(dim=-1)로 고르세요.",
+    "max_pair": "torch.max(prob, dim=1)은 텐서 하나가 아니라 (가장 큰 값, 그 위치) 두 개를 묶어 돌려줍니다. 다음 토큰은 "
+    "둘째인 위치(indices)입니다: torch.max(prob, dim=1)의 둘째 값을 받거나 prob.argmax(dim=-1)을 쓰세요.",
+    "not_best": "이어 붙인 토큰이 그 step generator 출력에서 log 확률이 가장 큰 토큰이 아닙니다. greedy decoding은 매 step "
+    "두 번째로 큰 토큰도, 확률에 따라 뽑은 토큰도 아닌 가장 큰 log 확률의 토큰 하나를 고릅니다: torch.max(prob, dim=1) "
+    "또는 prob.argmax(dim=-1).",
     "tokens": "고른 토큰이 기준과 다릅니다. 매 step 지금까지의 ys 전체를 causal mask와 함께 decode하고, 마지막 위치의 "
     "출력을 generator에 넣어 가장 큰 log 확률의 토큰을 이어 붙이세요.",
 }
 
+MAX_PAIR = "'torch.return_types."  # torch.max/topk's (values, indices) pair used as one tensor
+SAMPLED_LOG_PROBS = "probability tensor contains either"  # torch.multinomial handed log-probabilities (negative)
 FLOAT_TOKENS = "'indices'"  # nn.Embedding's message for float token ids ("Expected tensor for argument #1 'indices' …")
 
 # ----------------------------------------------------------------------------- bug models
@@ -134,12 +151,47 @@ def hooks_problem(calls, error=False, visible=False):
     return None
 
 
+def picks(calls, found=None):
+    """[(appended token, the generator's best token, its log-probability)], step by step: the tokens appended after the
+    start symbol (from the returned `found`, else from the last target the embedding got) against what the generator
+    said at each step; [] when the hooks cannot pair them (not one generator call per decoder call)."""
+    calls = calls or {}
+    generator, decoder = calls.get("generator") or [], calls.get("decoder") or []
+    if not generator or len(generator) != len(decoder) or any("best" not in call for call in generator):
+        return []
+    if found is not None:
+        appended = [int(token) for token in found[0, 1:]]
+    else:
+        targets = [call.get("tokens") for call in calls.get("target") or []]
+        appended = (targets[-1] or [None])[1:] if targets else []
+    return [(token, call["best"], call["top"]) for token, call in zip(appended, generator) if token is not None]
+
+
+def values_picked(steps):
+    """Whether each appended token is the best log-probability itself made a token (torch.max's values: fill_ on an
+    integer tensor truncates toward zero), shown where one is -1 or less (all 0 would be the batch axis too)."""
+    values = [int(top) for _, _, top in steps]
+    return bool(steps) and [token for token, _, _ in steps] == values and any(values)
+
+
+def not_best(calls, found):
+    """Whether some appended token is not the generator's best at its step (read after the bug models: argmin and
+    the batch axis are named by theirs)."""
+    return any(token != best for token, best, _ in picks(calls, found))
+
+
 def triage(evidence, case, error):
     """A Korean diagnosis of an exception the student's code raised on `case`."""
     calls = evidence.trace(case).get("calls")
-    seen = (hooks_problem(calls, error=True, visible=evidence.visible(case))
-            if calls and error["type"] != "NotImplementedError" else None)
-    return seen or explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),), models=MODELS)
+    if not calls or error["type"] == "NotImplementedError":
+        seen = None
+    else:
+        seen = (hooks_problem(calls, error=True, visible=evidence.visible(case))
+                or (BUGS["values_not_indices"] if values_picked(picks(calls)) else None))
+    return seen or explain_error(evidence, case, error, BUGS, rules=((FLOAT_TOKENS, "float_ys"),
+                                                                       (SAMPLED_LOG_PROBS, "sampled_log_probs"),
+                                                                       (MAX_PAIR, "max_pair")),
+                                 models=MODELS)
 
 
 def read_tokens(evidence, case):
@@ -183,12 +235,19 @@ def tokens_problem(evidence, case):
     n = min(found.size(1), expected.size(1))
     if torch.equal(found[:, :n], expected[:, :n]):
         return decoding_problem(evidence, case, n)
-    problem = hooks_problem(evidence.trace(case)["calls"], visible=evidence.visible(case))  # seen, not inferred
+    trace = evidence.trace(case)
+    problem = hooks_problem(trace["calls"], visible=evidence.visible(case))  # seen, not inferred
     if problem:
         return problem
+    if trace.get("varies"):
+        return BUGS["sampled"]
+    if values_picked(picks(trace["calls"], found)):
+        return BUGS["values_not_indices"]
     labels = MODELS.matching(evidence, case, student=found)
     if labels:
         return MODELS.explain(evidence, case, labels)
+    if not_best(trace["calls"], found):
+        return BUGS["not_best"]
     if not evidence.visible(case):
         return BUGS["tokens"]
     return f"{BUGS['tokens']} 돌려준 토큰 {found[0].tolist()}, 기준 {expected[0].tolist()}."

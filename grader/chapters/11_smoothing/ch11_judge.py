@@ -78,8 +78,13 @@ BUGS = {
     "softmax를 하지 말고 그대로 넘기세요: self.criterion(x, true_dist.clone().detach()).",
     "true_dist_missing": "forward가 만든 목표 분포를 self.true_dist에 저장하지 않았습니다. 장의 데모와 채점은 "
     "forward 뒤의 self.true_dist를 읽습니다.",
-    "reduction": 'KLDivLoss의 reduction이 "sum"이 아닙니다. 원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 '
-    "loss를 더합니다. 토큰 수로 나누는 것은 학습 루프가 합니다.",
+    "reduction": 'KLDivLoss의 reduction이 "sum"이 아니거나(mean, batchmean, none) loss를 토큰 수(행 수)로 나눴습니다. '
+    '원문은 nn.KLDivLoss(reduction="sum")로 모든 칸의 loss를 더한 합계를 그대로 돌려줍니다. 토큰 수로 나누는 것은 학습 '
+    "루프가 합니다.",
+    "confidence_added": "정답 칸에 confidence를 더했습니다(scatter_add_나 +=): 정답 칸의 값이 smoothing 몫 + confidence가 "
+    "됩니다. 정답 칸에는 confidence 하나만 들어가도록 scatter_로 덮어쓰세요.",
+    "log_target": "KLDivLoss에 log_target=True를 줬습니다: 그러면 목표 분포 true_dist를 로그 확률로 읽습니다. true_dist는 "
+    "확률(합이 1)이므로 log_target은 기본값(False) 그대로 두세요.",
     "criterion_swapped": "self.criterion에 넘긴 두 인자의 순서가 바뀌었습니다. KLDivLoss는 모델의 로그 확률 x를 먼저, "
     "목표 분포 true_dist를 다음에 받습니다: self.criterion(x, true_dist.clone().detach()).",
     "x_overwritten": "true_dist를 채우면서 x까지 바꿨습니다: x.data나 x.detach()는 복사가 아니라 같은 메모리입니다. 그래서 "
@@ -137,14 +142,18 @@ RATE_EXPRESSIONS = {"model_precedence": "precedence", "step_precedence": "preced
 def smoothing_step(spec, x, target, way):
     """The original forward with one step done another way: smoothing as the confidence, fill_ after scatter_, scatter_
     along dim 0 or with an index of another shape ((1, n): target.unsqueeze(0); (n,): target), the padding rows'
-    numbers zeroed as columns or given to index_fill_ as a 2-D index (nonzero() unsqueezed, or never squeezed), or the
-    loss taken on probabilities (x.exp())."""
+    numbers zeroed as columns or given to index_fill_ as a 2-D index (nonzero() unsqueezed, or never squeezed), the
+    confidence added to the smoothing share (scatter_add_), or the loss taken on probabilities (x.exp()) or with
+    log_target=True."""
     confidence, smoothing = 1.0 - spec.smoothing, spec.smoothing
     if way == "confidence_smoothing":
         confidence = smoothing
     dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
     index = {"scatter_row": target.unsqueeze(0), "scatter_flat": target}.get(way, target.unsqueeze(1))
-    dist.scatter_(0 if way == "scatter_dim0" else 1, index, confidence)
+    if way == "scatter_added":  # scatter_add_ (or += at the target): the smoothing share stays under the confidence
+        dist.scatter_add_(1, index, torch.full(index.shape, confidence, dtype=x.dtype))
+    else:
+        dist.scatter_(0 if way == "scatter_dim0" else 1, index, confidence)
     if way == "fill_after_scatter":
         dist.fill_(smoothing / (spec.size - 2))
     dist[:, spec.padding_idx] = 0
@@ -156,7 +165,8 @@ def smoothing_step(spec, x, target, way):
     else:
         index = rows.nonzero().squeeze(-1)
     dist.index_fill_(1 if way == "rows_as_columns" else 0, index, 0.0)
-    loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum")
+    loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum",
+                                      log_target=way == "log_target")
     return {"true_dist": dist, "loss": loss}
 
 
@@ -164,7 +174,8 @@ SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatt
                    "rows_as_columns": "pad_rows_dim", "loss_on_probs": "criterion_probs",
                    "rows_inverted": "pad_rows_inverted", "scatter_row": "scatter_index_shape",
                    "scatter_flat": "scatter_index_shape", "rows_index_column": "pad_rows_index",
-                   "rows_index_unsqueezed": "pad_rows_index"}
+                   "rows_index_unsqueezed": "pad_rows_index", "scatter_added": "confidence_added",
+                   "log_target": "log_target"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):

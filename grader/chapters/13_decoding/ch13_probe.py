@@ -7,8 +7,10 @@ the causal mask and the source's padding change what the model predicts. Each ca
 returned and, from hooks on the model's encoder, decoder and generator, what it handed them: the source mask
 encode and decode got (the source mask as the target mask, or the causal mask as the source mask, named as
 such), the target mask, length and batch size of each decode (and whether it returned), and each
-generator call's input shape and the gap between its two best log-probabilities (the reference's gaps show that no
-step is a near tie). Hidden cases live between the hidden-test markers.
+generator call's input shape, its best token and log-probability and the gap to the second best (the reference's gaps
+show that no step is a near tie), and the tokens each target embedding got; a second run under another seed says
+whether the tokens depend on the random state (sampled rather than picked). Hidden cases live between the hidden-test
+markers.
 """
 import contextlib
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from .tensors import describe_exception, encode
 FUNCTION = "greedy_decode"
 PAD = 0
 MAX_CALLS = 16  # hook records kept per kind (max_len stays below)
+RESEED = 7919  # the second run's seed (plus the case's): sampled tokens change, picked ones do not
 
 with contextlib.suppress(OSError, ValueError):  # the warm worker reads the weights once (the first build has none)
     trained.parameters()
@@ -104,12 +107,15 @@ def model_for(namespace, case):
     return model.eval()
 
 
-def decode(namespace, name, spy=None):
-    """Build the case's model and call `namespace.greedy_decode` on the case's inputs (hooked by `spy` if given)."""
+def decode(namespace, name, spy=None, seed=None):
+    """Build the case's model and call `namespace.greedy_decode` on the case's inputs (hooked by `spy` if given; the
+    random state reseeded with `seed` once the model is built, if given)."""
     case = CASES[name]
     function = getattr(namespace, FUNCTION)
     model = model_for(namespace, case)
     src, src_mask = make_inputs(name)
+    if seed is not None:
+        torch.manual_seed(seed)
     with torch.no_grad(), (spy.watching(model, src_mask) if spy else contextlib.nullcontext()):
         return function(model, src, src_mask, case.max_len, case.start)
 
@@ -120,10 +126,20 @@ def run_case(namespace, name):
         return {"error": {"type": "MissingFunction", "message": FUNCTION}}
     spy = Spy()
     try:
-        result = decode(namespace, name, spy)
+        result = decode(namespace, name, spy, seed=CASES[name].seed)  # a sampling student's tokens, whatever ran before
     except BaseException as error:  # a student's SystemExit is a failed call too
         return {"error": describe_exception(error), "calls": spy.calls}
-    return {"result": encode(result), "calls": spy.calls}
+    return {"result": encode(result), "calls": spy.calls, "varies": varies(namespace, name, result)}
+
+
+def varies(namespace, name, result):
+    """Whether greedy_decode, run again under another seed, returns other tokens (None if the second run raised)."""
+    try:
+        again = decode(namespace, name, seed=RESEED + CASES[name].seed)
+        return not (isinstance(again, torch.Tensor) and isinstance(result, torch.Tensor)
+                    and again.shape == result.shape and torch.equal(again, result))
+    except BaseException:  # the first run returned: a second that raises says nothing about sampling
+        return None
 
 
 # ----------------------------------------------------------------------------- what the model was handed
@@ -155,6 +171,13 @@ def other_kind(mask, expected, alternatives):
     return None
 
 
+def last_scores(log_probs):
+    """The vocabulary scores of the last position of a (1, vocab) or (1, length, vocab) generator output, or None."""
+    if not isinstance(log_probs, torch.Tensor) or log_probs.dim() not in (2, 3) or log_probs.size(0) != 1:
+        return None
+    return log_probs.detach().double().reshape(-1, log_probs.size(-1))[-1]
+
+
 def gap(log_probs):
     """The best log-probability minus the second best of a (1, vocab) generator output (None for other shapes)."""
     if not isinstance(log_probs, torch.Tensor) or log_probs.dim() != 2 or log_probs.size(0) != 1:
@@ -163,11 +186,28 @@ def gap(log_probs):
     return float(top[0] - top[1])
 
 
+def best(log_probs):
+    """{"best": token, "top": its log-probability} of the generator output's last position ({} for other shapes)."""
+    scores = last_scores(log_probs)
+    if scores is None or scores.numel() == 0:
+        return {}
+    top, token = scores.max(dim=-1)
+    return {"best": int(token), "top": float(top)}
+
+
+def tokens(x, limit=64):
+    """The token ids of a (1, length) integer target as a list (None for anything else)."""
+    if (not isinstance(x, torch.Tensor) or x.dim() != 2 or x.size(0) != 1 or x.size(1) > limit
+            or x.is_floating_point() or x.is_complex()):
+        return None
+    return [int(token) for token in x[0]]
+
+
 class Spy:
     """Hooks on the model's encoder, decoder and generator: `calls` holds what each was handed, as plain data."""
 
     def __init__(self):
-        self.calls = {"encoder": [], "decoder": [], "generator": []}
+        self.calls = {"encoder": [], "decoder": [], "generator": [], "target": []}
         self.src_mask = None
         self.decoder_calls = 0
 
@@ -179,6 +219,9 @@ class Spy:
                    model.decoder.register_forward_pre_hook(self.on_decoder, with_kwargs=True),
                    model.decoder.register_forward_hook(self.on_decoded),
                    model.generator.register_forward_hook(self.on_generator)]
+        embed = getattr(model, "tgt_embed", None)
+        if isinstance(embed, torch.nn.Module):
+            handles.append(embed.register_forward_pre_hook(self.on_target))
         try:
             yield
         finally:
@@ -217,4 +260,9 @@ class Spy:
 
     def on_generator(self, module, args, output):
         x = args[0] if args else None
-        self.keep("generator", {"shape": list(x.shape) if isinstance(x, torch.Tensor) else None, "gap": gap(output)})
+        self.keep("generator", {"shape": list(x.shape) if isinstance(x, torch.Tensor) else None, "gap": gap(output),
+                                **best(output)})
+
+    def on_target(self, module, args):
+        """The tokens the target embedding got (seen even when embedding them raises, e.g. a negative token)."""
+        self.keep("target", {"tokens": tokens(args[0] if args else None)})

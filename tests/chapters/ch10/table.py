@@ -18,6 +18,9 @@ EXPECTED = {
     "tgt_y_untrimmed": fails(65, SHIFT | NTOKENS, "tgt_y_untrimmed"),  # self.tgt_y = tgt
     "tgt_y_from_trimmed": fails(65, SHIFT | NTOKENS, "tgt_y_from_trimmed"),  # self.tgt_y = self.tgt[:, 1:]
     "shift_swapped": fails(45, TARGET, "shift_swapped"),  # tgt[:, 1:] and tgt[:, :-1] the other way round
+    "tgt_shifted_too": fails(60, SHIFT | TGT_MASK, "tgt_shifted_too"),  # self.tgt = tgt[:, 1:]: equal to tgt_y
+    # self.src_mask made inside `if tgt is not None:`: only the batches without tgt lack it
+    "src_mask_only_with_tgt": fails(90, {"src_only", "hidden_src_only"}, "src_mask_only_with_tgt"),
     # the masks
     "src_mask_not_unsqueezed": fails(75, SOURCE, "src_mask_flat"),  # (src != pad): (batch, len)
     "src_mask_inverted": fails(75, SOURCE, "mask_inverted"),  # (src == pad)

@@ -16,6 +16,17 @@ EXPECTED = {
     "argmin": fails(20, TOKENS, "argmin"),
     "argmax_batch_axis": fails(20, TOKENS, "batch_axis"),  # torch.max(prob, dim=0): token 0 every step
     "generator_skipped": fails(7.5, EVERYTHING, "generator_skipped"),  # argmax over d_model: mostly an IndexError
+    # sampled rather than picked: the tokens change under another seed (the trained copy model is sure enough of the
+    # digits that a sample is the best token there)
+    "sample_multinomial": fails(30, TOKENS - {"copy_digits"}, "sampled"),  # torch.multinomial(prob.exp(), 1)
+    "sample_categorical": fails(30, TOKENS - {"copy_digits"}, "sampled"),  # Categorical(logits=prob).sample()
+    "multinomial_log_probs": fails(0, EVERYTHING, "sampled_log_probs"),  # torch.multinomial(prob, 1): log-probs refused
+    # picked otherwise than as the generator's best, seen from the generator's outputs step by step
+    "topk_second": fails(20, TOKENS, "not_best"),  # prob.topk(2, dim=1).indices[:, 1]
+    "max_pair": fails(0, EVERYTHING, "max_pair"),  # next_word = torch.max(prob, dim=1): the pair, then .data raises
+    # prob.max(dim=1)[0]: the log-probability itself as the token (0 while it is above -1, then -1: IndexError); on the
+    # copy model, sure of every token, all 0 is the batch axis's answer too
+    "max_values": fails(7.5, EVERYTHING, "values_not_indices", copy_random="batch_axis", hidden_copy="batch_axis"),
     # the decoder handed another target than the ys so far: named from the lengths the hooks saw, step by step
     "decode_src_tokens": fails(20, TOKENS, "decode_target"),  # model.decode(memory, src_mask, src, …): src every step
     "decode_last_token_only": fails(20, TOKENS, "last_token_only"),  # model.decode(…, ys[:, -1:], subsequent_mask(1))
