@@ -208,8 +208,10 @@ def test_repository_is_invisible(hostile):
                      if tree.startswith(str(REPO) + "/")})
     assert lines["REPO"] == (repr(inside) if inside else "None")
     assert lines["CODE"] == "['__init__.py', 'checks', 'sandbox']"
-    assert lines["CHECKS"] == ("['__init__.py', 'ch01_probe.py', 'colab.py', 'errortext.py', 'execute.py', 'guard.py', "
-                               "'ipython.py', 'loading.py', 'messages.py', 'tensors.py']")
+    # course_cells.json: the data file `loading` declares (public: the course's demo and text cells by line count and
+    # hash), staged beside it as every declared data file is.
+    assert lines["CHECKS"] == ("['__init__.py', 'ch01_probe.py', 'colab.py', 'course_cells.json', 'errortext.py', "
+                               "'execute.py', 'guard.py', 'ipython.py', 'loading.py', 'messages.py', 'tensors.py']")
     assert "OPEN" in lines
 
 

@@ -76,13 +76,16 @@ def test_command_hides_the_repository(need_bwrap, tmp_path):
 
 
 def test_staged_code_is_only_what_the_worker_imports(tmp_path):
-    """The staged copy holds the probe, execute and their imports, the sandbox package, and nothing else."""
+    """The staged copy holds the probe, execute and their imports, the sandbox package, the data files those modules
+    declare (`DATA_FILES`: `loading`'s course_cells.json), and nothing else."""
     code = staging.stage(tmp_path / "code", PROBE)
     files = sorted(str(path.relative_to(code)) for path in code.rglob("*") if path.is_file())
     assert "grader/checks/ch01_probe.py" in files and "grader/checks/execute.py" in files
     assert "grader/sandbox/worker.py" in files
     assert not [name for name in files if "judge" in name or "reference" in name or "solution" in name]
-    assert all(name.endswith(".py") for name in files)
+    declared = {f"grader/checks/{path.name}" for name in staging.needed_modules(PROBE) for path in staging.data_files(name)}
+    assert declared == {"grader/checks/course_cells.json"}
+    assert all(name.endswith(".py") for name in files if name not in declared) and declared <= set(files)
 
 
 def test_unknown_probe_is_refused():
