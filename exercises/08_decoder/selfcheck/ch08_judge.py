@@ -53,6 +53,12 @@ BUGS = {
     "attn_modules_swapped": "self.self_attn과 self.src_attn을 바꿔 불렀습니다. 계산 순서는 맞지만 self-attention에 "
     "src_attn의 가중치가, source attention에 self_attn의 가중치가 쓰입니다. self.self_attn(x, x, x, tgt_mask), "
     "self.src_attn(x, m, m, src_mask)로 부르세요.",
+    "self_attn_for_source": "source attention에도 self.self_attn을 불렀습니다. self.src_attn은 한 번도 쓰이지 않아 "
+    "memory에 대한 attention이 self-attention의 가중치로 계산됩니다. 두 번째 sublayer에서는 self.src_attn(x, m, m, "
+    "src_mask)를 부르세요.",
+    "sublayer_reused": "같은 SublayerConnection을 두 번 썼습니다(번호가 겹칩니다). 그러면 한 sublayer의 LayerNorm과 dropout이 "
+    "두 곳에 쓰이고 다른 하나는 쓰이지 않습니다. self-attention은 sublayer[0], source attention은 sublayer[1], "
+    "feed forward는 sublayer[2]로 감싸세요.",
     "sublayer_indices_swapped": "sublayer의 번호를 바꿔 썼습니다. 순서는 맞지만 self-attention은 sublayer[0], source "
     "attention은 sublayer[1], feed forward는 sublayer[2]로 감싸야 state_dict의 가중치가 제자리에 들어갑니다.",
     "tgt_mask_not_passed": "self-attention에 tgt_mask를 넘기지 않았습니다. 그러면 각 위치가 뒤의(아직 생성하지 않은) "
@@ -214,6 +220,9 @@ def _layer_bug(found, expected, prefix):
     if order[:2] == ["src_attn", "self_attn"]:  # the memory's attention first, or the two modules' names swapped
         swapped = mine["self_attn"].get("key") == "input:memory" and mine["src_attn"].get("key") != "input:memory"
         return "attn_modules_swapped" if swapped else "cross_before_self"
+    parts = [call["module"][len(prefix):] for call in found if call["module"].startswith(prefix)]
+    if "src_attn" in want and "src_attn" not in parts and parts.count("self_attn") == 2:
+        return "self_attn_for_source"
     bug = _mask_bug(mine, want) or (_source_bug(mine["src_attn"]) if "src_attn" in mine else None)
     if bug:
         return bug
@@ -221,6 +230,8 @@ def _layer_bug(found, expected, prefix):
     wanted = {part: call.get("query", call.get("x")) for part, call in want.items()}
     if any(origin in ("other", "input:x") for origin in norms.values()):
         return "lambda_ignores_argument"
+    if len(set(norms.values())) < len(norms) and len(set(wanted.values())) == len(wanted) and len(norms) == len(wanted):
+        return "sublayer_reused"  # e.g. self.sublayer[1] around the feed forward too
     return "sublayer_indices_swapped" if norms != wanted and set(norms.values()) == set(wanted.values()) else None
 
 

@@ -19,6 +19,8 @@ EXPECTED = {
     "masks_swapped": fails(65, LAYER, "masks_swapped"),
     "memory_ignored": fails(65, LAYER, "memory_ignored"),  # src_attn(x, x, x, src_mask)
     "memory_as_query": fails(65, LAYER, "memory_as_query"),  # src_attn(m, x, x, src_mask)
+    "self_attn_for_source": fails(65, LAYER, "self_attn_for_source"),  # self_attn(x, m, m, src_mask): src_attn unused
+    "sublayer_reused": fails(65, LAYER, "sublayer_reused"),  # sublayer[1] around the feed forward too (three made)
     # clones(SublayerConnection(...), 2) and sublayer[1] used again for the feed forward, as in the encoder
     "two_sublayers": fails(55, LAYER | {"layer_structure"}, "third_sublayer"),
     "no_feed_forward": fails(65, LAYER, "third_sublayer"),  # returns after the source attention
