@@ -48,6 +48,9 @@ BUGS = {
     "loop_mask_not_passed": "Encoder가 층을 부를 때 mask를 넘기지 않았습니다(layer(x, None)처럼). 그러면 "
     "층의 self-attention이 padding 토큰에도 가중치를 줍니다. Encoder의 for 루프에서 "
     "각 층을 부를 때 forward가 받은 mask를 두 번째 인자로 그대로 넘기세요.",
+    "attention_not_called": "EncoderLayer가 self-attention(self.self_attn)을 부르지 않았습니다. 첫 번째 sublayer는 "
+    "self-attention입니다: self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask)). feed forward는 두 번째 "
+    "sublayer에서 한 번만 씁니다.",
     "sublayers_swapped": "어텐션과 피드포워드의 순서가 바뀌었습니다. 인코더 층은 먼저 self-attention(sublayer[0]), "
     "그다음 피드포워드(sublayer[1])입니다.",
     "sublayer_indices_swapped": "sublayer[0]과 sublayer[1]을 바꿔 썼습니다. 순서는 맞지만 self-attention은 "
@@ -301,6 +304,9 @@ def structure_diagnosis(evidence, case):
     return sharing_problem(found, evidence.visible(case)) or names_problem(evidence.reference(case)["structure"], found)
 
 
+ATTENTION = "MultiHeadedAttention"
+
+
 def _first_layer(calls, case):
     """The calls made inside layer 0 (the whole record for an EncoderLayer case)."""
     prefix = "" if probe.CASES[case].cls == probe.LAYER else "layers.0."
@@ -324,6 +330,8 @@ def _origin_problem(found, expected):
     """What the calls inside layer 0 received, against the reference's: a bug key, or None."""
     if [call["kind"] for call in found] != [call["kind"] for call in expected]:
         kinds = [call["kind"] for call in found]
+        if kinds and ATTENTION not in kinds and ATTENTION in [call["kind"] for call in expected]:
+            return "attention_not_called"
         return "sublayers_swapped" if kinds == [call["kind"] for call in reversed(expected)] else None
     for mine, want in zip(found, expected):
         if want.get("mask") is not None and mine.get("mask") is None:
@@ -454,7 +462,10 @@ def pad_attention(evidence):
         return Verdict.fail(evidence.about(case, error_diagnosis(evidence, case, error)))
     stored = trace["attributes"].get(probe.attn_path(probe.CASES[case]), {})
     expected = decode(evidence.reference(case)["attributes"][probe.attn_path(probe.CASES[case])])
-    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None
+    problem = None
+    if stored.get("kind") != "tensor":  # never stored: the attention never called, else not the one given
+        never_called = calls_problem(evidence, case) == BUGS["attention_not_called"]
+        problem = BUGS["attention_not_called"] if never_called else ATTN_MISSING
     if problem is None and list(decode(stored).shape) != list(expected.shape):
         problem = (f"EncoderLayer의 self-attention 가중치 모양이 {tuple(decode(stored).shape)}입니다. "
                    f"{tuple(expected.shape)}이어야 합니다.")

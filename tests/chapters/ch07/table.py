@@ -21,6 +21,8 @@ EXPECTED = {
     "final_norm_unused": fails(55, ENCODER_OUTPUTS, "no_final_norm"),  # self.norm built, return x
     "mask_not_passed": fails(65, LAYER, "mask_not_passed"),  # self.self_attn(x, x, x)
     "sublayers_swapped": fails(75, LAYER_OUTPUTS, "sublayers_swapped"),  # feed-forward first, then attention
+    # self.sublayer[0](x, lambda x: self.feed_forward(x)): self.self_attn never called, its weights never stored
+    "attention_not_called": fails(65, LAYER, "attention_not_called"),
     "sublayer_indices_swapped": fails(75, LAYER_OUTPUTS, "sublayer_indices_swapped"),  # attention in sublayer[1]
     "one_sublayer": fails(65, LAYER_OUTPUTS | {"layer_structure"}, "sublayer_reused"),  # self.sublayer = SublayerConnection(...) used twice
     "sublayer_times_two": fails(65, LAYER_OUTPUTS | {"layer_structure"}, "sublayer_reused"),  # nn.ModuleList([SublayerConnection(...)] * 2)
