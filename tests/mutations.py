@@ -175,8 +175,8 @@ MUTATIONS = [
     Mutation(
         "ch07_attn_missing_accepted",
         "chapter 07's pad_attention accepts a MultiHeadedAttention that never stores self.attn",
-        (("grader/chapters/07_encoder/ch07_judge.py", '    problem = ATTN_MISSING if stored.get("kind") != "tensor" else None\n',
-          '    if stored.get("kind") != "tensor":\n        return Verdict.of(None)\n    problem = None\n'),),
+        (("grader/chapters/07_encoder/ch07_judge.py", '    problem = None\n    if stored.get("kind") != "tensor":  # never',
+          '    if stored.get("kind") != "tensor":\n        return Verdict.of(None)\n    problem = None\n    if False:  # never'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
          "[ch07-near_attn_not_stored]",),
     ),
