@@ -14,6 +14,7 @@ the same way (`script_source`): its cells, the course's left out, each under a h
 """
 import contextlib
 import contextvars
+import functools
 import hashlib
 import io
 import json
@@ -250,9 +251,11 @@ def fingerprint(lines):
     return hashlib.sha256("\n".join(line.rstrip() for line in lines).encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
 def _known_cells():
     """{"demos": {line count: {hash}}, "texts": {"counts": {line count: {hash}}, "firsts": {first line's hash: {line
-    count}}}} of the course's cells (`COURSE_FILE` beside this module); empty without the file."""
+    count}}}} of the course's cells (`COURSE_FILE` beside this module); empty without the file. Read once per process
+    (callers only read it)."""
     demos, counts, firsts = {}, {}, {}
     try:
         document = json.loads(Path(__file__).with_name(COURSE_FILE).read_text(encoding="utf-8"))

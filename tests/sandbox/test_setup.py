@@ -1,5 +1,9 @@
 """Limits, the bubblewrap command line, the staged code and the pool's API contract."""
 import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,7 +89,38 @@ def test_staged_code_is_only_what_the_worker_imports(tmp_path):
     assert not [name for name in files if "judge" in name or "reference" in name or "solution" in name]
     declared = {f"grader/checks/{path.name}" for name in staging.needed_modules(PROBE) for path in staging.data_files(name)}
     assert declared == {"grader/checks/course_cells.json"}
-    assert all(name.endswith(".py") for name in files if name not in declared) and declared <= set(files)
+    modules = [name for name in files if name.endswith(".py")]
+    bytecode = [name for name in files if name.endswith(".pyc")]
+    assert set(files) == set(modules) | set(bytecode) | declared and declared <= set(files)
+    assert {str(Path(name).parent.parent / Path(name).name.split(".")[0]) + ".py" for name in bytecode} <= set(modules)
+
+
+def test_staged_bytecode_is_what_the_worker_loads(tmp_path, monkeypatch):
+    """Where this process may write bytecode (here into a prefix of the test's own), each staged module comes with
+    its bytecode, valid for the staged copy: a worker (which never writes bytecode) loads the modules from it instead
+    of compiling them at every start."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "bytecode"))
+    code = staging.stage(tmp_path / "code", PROBE)
+    environment = staging.environment(code, tmp_path)
+    done = subprocess.run([sys.executable, "-v", "-c", "import grader.sandbox.worker, grader.checks.execute"],
+                          env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = re.findall(r"# code object from '?(\S+?\.pyc)'?$", done.stderr, re.MULTILINE)
+    for module in ("grader/sandbox/worker", "grader/sandbox/job_runner", "grader/checks/execute", "grader/checks/guard"):
+        folder, name = module.rsplit("/", 1)
+        assert any(path.startswith(f"{code}/{folder}/__pycache__/{name}.") for path in loaded), (module, loaded[:5])
+    assert not list(code.rglob("__pycache__/*.tmp*"))
+
+
+def test_no_bytecode_is_written_where_python_writes_none(tmp_path, monkeypatch):
+    """With PYTHONDONTWRITEBYTECODE (Gradescope's locked-away source, a read-only checkout) staging writes no bytecode
+    anywhere; a module without bytecode is staged as its source alone."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "bytecode"))
+    code = staging.stage(tmp_path / "code", PROBE)
+    assert not (tmp_path / "bytecode").exists()
+    assert not list(code.rglob("*.pyc")) and (code / "grader" / "sandbox" / "worker.py").is_file()
 
 
 def test_unknown_probe_is_refused():
