@@ -75,6 +75,8 @@ BUGS = {
     "layers_reversed": "층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). 입력은 "
     "self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
+    "encoder_residual": "Encoder에서 층의 출력에 층의 입력을 다시 더했습니다(x = x + layer(x, mask)). 잔차 연결은 층 "
+    "안의 SublayerConnection이 이미 더하므로, Encoder는 층의 출력만 다음 층의 입력으로 넘기세요(입력을 더하지 말고).",
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",

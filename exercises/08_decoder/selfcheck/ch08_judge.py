@@ -78,6 +78,9 @@ BUGS = {
     "x는 self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[1:]이나 self.layers[:-1]처럼 일부만 "
     "돌았습니다). self.layers[0]부터 모든 층을 차례로 지나세요.",
+    "decoder_residual": "Decoder에서 층의 출력에 층의 입력을 다시 더했습니다(x = x + layer(x, memory, src_mask, "
+    "tgt_mask)). 잔차 연결은 층 안의 SublayerConnection이 이미 더하므로, Decoder는 층의 출력만 다음 층의 입력으로 "
+    "넘기세요(입력을 더하지 말고).",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
     "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "

@@ -77,6 +77,9 @@ BUGS = {
     "tgt_none_raises": "tgt 없이 Batch(src)를 만들면 오류가 납니다. tgt에 관한 속성은 tgt가 주어졌을 때(None이 아닐 때)만 만드세요(번역할 때는 tgt가 없습니다).",
     "no_staticmethod": "make_std_mask 위의 @staticmethod가 빠졌습니다. 그래서 self.make_std_mask(self.tgt, pad)가 "
     "self까지 인자 세 개를 넘깁니다. @staticmethod를 붙이세요.",
+    "tgt_mask_length": "subsequent_mask에 tgt의 길이와 다른 크기를 넘겼습니다(tgt.size(-1) - 1처럼). 미래를 가리는 mask "
+    "(1, 길이, 길이)를 padding mask (batch, 1, 길이)와 &로 합치려면 길이가 tgt의 길이여야 합니다: "
+    "subsequent_mask(tgt.size(-1)).",
     "tgt_mask_batch_axis": "subsequent_mask에 batch 크기(tgt.size(0))를 넘겼습니다. 미래를 가리는 mask의 크기는 문장 "
     "길이입니다: subsequent_mask(tgt.size(-1)).",
     "instance_method": "Batch.make_std_mask(tgt, pad)를 인스턴스 없이 부를 수 없습니다(self 인자가 있습니다). "

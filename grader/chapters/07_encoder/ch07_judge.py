@@ -74,6 +74,8 @@ BUGS = {
     "layers_reversed": "층을 거꾸로(마지막 층부터) 지났습니다(reversed(self.layers)나 self.layers[::-1]처럼). 입력은 "
     "self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "first_layer_only": "모든 층 자리에서 self.layers[0]만 불렀습니다. self.layers의 층을 하나씩 차례로 부르세요.",
+    "encoder_residual": "Encoder에서 층의 출력에 층의 입력을 다시 더했습니다(x = x + layer(x, mask)). 잔차 연결은 층 "
+    "안의 SublayerConnection이 이미 더하므로, Encoder는 층의 출력만 다음 층의 입력으로 넘기세요(입력을 더하지 말고).",
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",
@@ -112,7 +114,7 @@ LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_sw
 LABELS = {"double_residual_attn": "double_residual", "double_residual_ff": "double_residual",  # model → bug key
           "norm_every_layer_and_final": "norm_every_layer"}
 ENCODER_BUGS = ("no_final_norm", "layers_not_chained", "return_in_loop", "first_layer_only", "norm_first",
-                "norm_every_layer", "norm_every_layer_and_final", "layers_reversed")
+                "norm_every_layer", "norm_every_layer_and_final", "layers_reversed", "encoder_residual")
 
 
 def layer_names(spec, prefix=""):
@@ -196,7 +198,8 @@ def double_layer(spec, w, prefix, x, mask, dropout, bug=None):
 
 
 def encoder(spec, w, x, mask, dropout, bug=None):
-    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained);
+    """Encoder's forward, or with one known mistake (a layer bug in every layer, no final norm, layers not chained, a
+    residual of its own around each layer);
     with the probe's LayerDouble as the layer on an "_alone" case."""
     layer = double_layer if spec.layer == "stand_in" else encoder_layer
     layer_bug = bug if bug in LAYER_BUGS else None
@@ -204,7 +207,9 @@ def encoder(spec, w, x, mask, dropout, bug=None):
     order = range(1 if bug == "return_in_loop" else spec.n)
     for n in reversed(order) if bug == "layers_reversed" else order:
         source = 0 if bug == "first_layer_only" else n
-        out = layer(spec, w, f"layers.{source}.", x if bug == "layers_not_chained" else out, mask, dropout, layer_bug)
+        given = x if bug == "layers_not_chained" else out
+        out = layer(spec, w, f"layers.{source}.", given, mask, dropout, layer_bug)
+        out = given + out if bug == "encoder_residual" else out
         out = layer_norm(w, "norm.", out) if bug in ("norm_every_layer", "norm_every_layer_and_final") else out
     return out if bug in ("no_final_norm", "norm_first", "norm_every_layer") else layer_norm(w, "norm.", out)
 

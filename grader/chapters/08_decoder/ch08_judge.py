@@ -77,6 +77,9 @@ BUGS = {
     "x는 self.layers[0]부터 self.layers에 담긴 순서대로 한 층씩 지나야 합니다.",
     "layers_skipped": "Decoder가 self.layers의 층을 모두 지나지 않았습니다(self.layers[1:]이나 self.layers[:-1]처럼 일부만 "
     "돌았습니다). self.layers[0]부터 모든 층을 차례로 지나세요.",
+    "decoder_residual": "Decoder에서 층의 출력에 층의 입력을 다시 더했습니다(x = x + layer(x, memory, src_mask, "
+    "tgt_mask)). 잔차 연결은 층 안의 SublayerConnection이 이미 더하므로, Decoder는 층의 출력만 다음 층의 입력으로 "
+    "넘기세요(입력을 더하지 말고).",
     "norm_every_layer": "마지막 LayerNorm(self.norm)을 층마다 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번만 "
     "적용합니다: return self.norm(x).",
     "layers_not_chained": "층마다 Decoder가 받은 처음 x를 넣었습니다. 그러면 마지막 층의 출력만 남습니다: 각 층의 출력이 "
@@ -149,7 +152,7 @@ LAYER_BUGS = {  # how a DecoderLayer computes: label
 
 
 DECODER_BUGS = ("return_in_loop", "norm_every_layer", "layers_not_chained", "norm_every_layer_and_final",
-                "layers_reversed")
+                "layers_reversed", "decoder_residual")
 DECODER_LABELS = {"norm_every_layer_and_final": "norm_every_layer"}  # model → bug key
 
 
@@ -260,6 +263,7 @@ def decoder(spec, inputs, bug="right", final_norm=True):
             x = layer(spec, f"layers.{index}.", rest[0], x, *rest[1:], "right")
             continue
         x = layer(spec, f"layers.{index}.", given, *rest, bug if bug in LAYER_BUGS else "right")
+        x = given + x if bug == "decoder_residual" else x
         x = _norm(spec, "norm.", x) if bug in ("norm_every_layer", "norm_every_layer_and_final") else x
     return _norm(spec, "norm.", x) if final_norm and bug != "norm_every_layer" else x
 

@@ -44,6 +44,8 @@ BUGS = {
     "더하면 모든 batch의 그래프가 메모리에 남습니다. sloss.data * norm처럼 그래프를 떼어 낸 값을 돌려주세요.",
     "loss_node_detached": "SimpleLossCompute의 둘째 값에 계산 그래프가 없어 backward를 부를 수 없습니다. 둘째 값은 "
     "criterion의 결과를 norm으로 나눈 텐서 그대로(sloss) 돌려주세요.",
+    "loss_divided_twice": "SimpleLossCompute의 둘째 값을 norm으로 두 번 나눴습니다. sloss는 이미 self.criterion(...) / "
+    "norm이므로 그대로 돌려주세요(sloss / norm이 아니라 sloss).",
     "loss_first": "SimpleLossCompute의 첫 값이 기준과 다릅니다. 첫 값은 norm으로 나누기 전의 합계입니다: sloss.data * norm.",
     "loss_view": "SimpleLossCompute에서 .view(-1)를 메모리가 연속이 아닌 텐서에 썼습니다. batch.tgt_y는 tgt[:, 1:]처럼 잘라 낸 "
     "텐서라 view로 펼 수 없습니다. 원문처럼 .contiguous().view(-1)이나 .reshape(-1)을 쓰세요.",
@@ -275,6 +277,9 @@ def loss_problem(evidence, case):
     if near(found, wanted * norm):
         return BUGS["loss_not_divided"]
     if not near(found, wanted):
+        if near(found, wanted / norm):  # sloss / norm, sloss already divided; the first value is named too if wrong
+            first_right = near(number(total), number(want_total))
+            return BUGS["loss_divided_twice"] + ("" if first_right else " " + BUGS["loss_first"])
         return BUGS["loss_value"]
     if not near(number(total), number(want_total)):
         return BUGS["loss_first"]

@@ -69,6 +69,7 @@ EXPECTED = {
     "final_norm_fixed_size": fails(45, ENCODER, "norm_size"),
     "loop_mask_none": fails(55, ENCODER_OUTPUTS, "loop_mask_not_passed"),  # x = layer(x, None) in the Encoder's loop
     "layers_reversed": fails(55, ENCODER_OUTPUTS, "layers_reversed"),  # for layer in reversed(self.layers)
+    "encoder_residual": fails(55, ENCODER_OUTPUTS, "encoder_residual"),  # x = x + layer(x, mask)
     # for i in range(len(self.layers) - 1): one layer short (with N=2 only the first, as a return inside the loop)
     "last_layer_skipped": fails(55, ENCODER_OUTPUTS, "return_in_loop", hidden_encoder="layers_skipped",
                                 hidden_train="layers_skipped"),

@@ -84,6 +84,7 @@ EXPECTED = {
     # self.src_attn(x, x, x, tgt_mask), then self.self_attn(x, m, m, src_mask): the order is right, the modules swapped
     "attn_modules_swapped": fails(65, LAYER, "attn_modules_swapped"),
     "layers_reversed": fails(55, DECODER - {"decoder_structure"}, "layers_reversed"),  # for layer in self.layers[::-1]
+    "decoder_residual": fails(55, DECODER - {"decoder_structure"}, "decoder_residual"),  # x = x + layer(x, memory, …)
     # the source attention's residual adds the memory: an error where S ≠ T, named by the models that also reproduce
     # the same-length case; self.sublayer[1](x, …) + m, and self.sublayer[1](m, lambda m: self.src_attn(x, m, m, …))
     "memory_added": fails(65, LAYER, "memory_residual"),

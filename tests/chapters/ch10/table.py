@@ -39,6 +39,7 @@ EXPECTED = {
     "mask_float_and": fails(70, TGT_MASK | STD_MASK, "mask_dtype"),
     # subsequent_mask(tgt.size(0)): a RuntimeError inside Batch where batch ≠ length, named by its bug model
     "tgt_mask_batch_axis": fails(70, TGT_MASK | STD_MASK, "tgt_mask_batch_axis"),
+    "tgt_mask_length": fails(70, TGT_MASK | STD_MASK, "tgt_mask_length"),  # subsequent_mask(tgt.size(-1) - 1)
     # tgt_mask & torch.triu(torch.ones(1, size, size), diagonal=1).bool(): subsequent_mask's `== 0` left out
     "tgt_mask_triu": fails(70, TGT_MASK | STD_MASK, "tgt_mask_future"),
     # ntokens

@@ -35,6 +35,10 @@ EXPECTED = {
     "epoch_holds_graph": fails(65, {"train_epoch", "eval_mode", "hidden_train"}, "epoch_graph"),
     # SimpleLossCompute's mistakes cost its own checks only: run_epoch is judged with the probe's stand-in
     "loss_not_divided": fails(85, LOSS, "loss_not_divided"),
+    "loss_divided_twice": fails(85, LOSS, "loss_divided_twice"),  # return sloss.data * norm, sloss / norm
+    # return sloss.data, sloss / norm: both values named, the second first
+    "loss_divided_twice_first_per_token": fails(85, LOSS, "loss_divided_twice",
+                                                **{check: ("loss_divided_twice", "loss_first") for check in LOSS}),
     "loss_holds_graph": fails(85, LOSS, "loss_graph"),  # return sloss * norm, sloss
     # y.view(-1) on the sliced tgt_y: the loss case's y is a slice too, so it costs SimpleLossCompute's checks only
     "loss_view": fails(85, LOSS, "loss_view"),
