@@ -27,11 +27,20 @@ Where things are: `pool.py` schedules jobs over `handles.py`'s worker processes;
 module per mode (`launch_shared.py`, `launch_userns.py`, `launch_contained.py`, `launch_plain.py`), each stating what
 the student's code can and cannot reach; inside, `worker.py` forks `job_runner.py` per job, which forks `child.py`.
 """
-from . import status
-from .bwrap import bubblewrap_available
-from .limits import Limits
-from .launch import SandboxError
-from .pool import SandboxPool
-from .status import RunResult
+import importlib
 
-__all__ = ["Limits", "RunResult", "SandboxError", "SandboxPool", "bubblewrap_available", "status"]
+# The public face, imported when first asked for: the worker inside the sandbox imports this package too, and the
+# pool's side of it (bubblewrap, launchers, staging) cost each batch's start 40-50 ms there for nothing.
+_PUBLIC = {"Limits": ".limits", "RunResult": ".status", "SandboxError": ".launch", "SandboxPool": ".pool",
+           "bubblewrap_available": ".bwrap", "status": None}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(_PUBLIC[name] or f".{name}", __name__)
+    value = module if _PUBLIC[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value

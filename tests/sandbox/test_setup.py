@@ -91,7 +91,8 @@ def test_staged_code_is_only_what_the_worker_imports(tmp_path):
     assert declared == {"grader/checks/course_cells.json"}
     modules = [name for name in files if name.endswith(".py")]
     bytecode = [name for name in files if name.endswith(".pyc")]
-    assert set(files) == set(modules) | set(bytecode) | declared and declared <= set(files)
+    fonts = [name for name in files if re.fullmatch(r"fontlist-v[\w.]+\.json", name)]  # the host's, where it has one
+    assert set(files) == set(modules) | set(bytecode) | set(fonts) | declared and declared <= set(files)
     assert {str(Path(name).parent.parent / Path(name).name.split(".")[0]) + ".py" for name in bytecode} <= set(modules)
 
 
@@ -111,6 +112,23 @@ def test_staged_bytecode_is_what_the_worker_loads(tmp_path, monkeypatch):
         folder, name = module.rsplit("/", 1)
         assert any(path.startswith(f"{code}/{folder}/__pycache__/{name}.") for path in loaded), (module, loaded[:5])
     assert not list(code.rglob("__pycache__/*.tmp*"))
+
+
+def test_the_hosts_font_list_reaches_the_workers_matplotlib(tmp_path, monkeypatch):
+    """The host's matplotlib font list is staged beside the code, and a worker copies it where its matplotlib looks
+    (MPLCONFIGDIR below its HOME), so importing pyplot does not scan every font at every start."""
+    host = tmp_path / "host-cache"
+    host.mkdir()
+    (host / "fontlist-v9.9.json").write_text('{"ttflist": []}', encoding="utf-8")
+    monkeypatch.setenv("MPLCONFIGDIR", str(host))
+    code = staging.stage(tmp_path / "code", PROBE)
+    assert (code / "fontlist-v9.9.json").read_text(encoding="utf-8") == '{"ttflist": []}'
+    environment = staging.environment(code, tmp_path / "home")
+    done = subprocess.run([sys.executable, "-c", "import grader.sandbox.worker as w; w.seed_font_list()"],
+                          env=environment, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (Path(environment["MPLCONFIGDIR"]) / "fontlist-v9.9.json").is_file()
+    assert Path(environment["MPLCONFIGDIR"]).parent == tmp_path / "home"
 
 
 def test_no_bytecode_is_written_where_python_writes_none(tmp_path, monkeypatch):
