@@ -232,6 +232,27 @@ def values_picked(steps):
     return bool(steps) and [token for token, _, _ in steps] == values and any(values)
 
 
+def values_elsewhere(evidence, case):
+    """Whether, on another case the check reads (the random models', whose best log-probabilities are not all above
+    -1), the student's tokens are torch.max's values: on the trained copy model every such value truncates to token 0,
+    which the batch axis (dim=0 of a batch of one) gives too. There the values usually stop the run (a negative token
+    given to the embedding): then the tokens are the last ones the embedding got, as `triage` reads them."""
+    for other, spec in probe.CASES.items():
+        if other == case or spec.model == "copy" or not evidence.may_read(other):
+            continue
+        trace = evidence.trace(other)
+        if "error" in trace:
+            steps = picks(trace.get("calls"))
+        else:
+            try:
+                steps = picks(trace.get("calls"), read_tokens(evidence, other))
+            except Finding:
+                continue
+        if values_picked(steps):
+            return True
+    return False
+
+
 def not_best(calls, found):
     """Whether some appended token is not the generator's best at its step (read after the bug models: argmin and
     the batch axis are named by theirs)."""
@@ -299,7 +320,10 @@ def tokens_problem(evidence, case):
         return problem
     if trace.get("varies"):
         return BUGS["sampled"]
-    if values_picked(picks(trace["calls"], found)):
+    steps = picks(trace["calls"], found)
+    if values_picked(steps):
+        return BUGS["values_not_indices"]
+    if steps and all(token == int(top) == 0 for token, _, top in steps) and values_elsewhere(evidence, case):
         return BUGS["values_not_indices"]
     labels = MODELS.matching(evidence, case, student=found)
     if labels:
@@ -340,11 +364,13 @@ def length_problem(evidence, case):
 # ----------------------------------------------------------------------------- checks
 
 VISIBLE = ("digits", "copy_random", "causal", "padded")
+RANDOM_MODEL_CASES = ("causal", "padded")
 CHECKS = [
+    # (The copy model's checks read the random models' cases too: torch.max's values look like the batch axis there.)
     Check(name="copy_digits", points=10, title="학습한 복사 모델이 [1, 2, …, 10]에서 낸 토큰 = 기준 (그대로 복사)", cases=("digits",),
-          judge=each_case(tokens_problem)),
+          reads=RANDOM_MODEL_CASES, judge=each_case(tokens_problem)),
     Check(name="copy_random", points=10, title="학습한 복사 모델이 무작위 source에서 낸 토큰 = 기준", cases=("copy_random",),
-          judge=each_case(tokens_problem)),
+          reads=RANDOM_MODEL_CASES, judge=each_case(tokens_problem)),
     Check(name="last_position", points=15, title="2층 무작위 모델의 greedy 토큰 = 기준 (매 step causal mask로 decode, 마지막 위치, "
           "generator, 가장 큰 log 확률)", cases=("causal",), judge=each_case(tokens_problem)),
     Check(name="source_mask", points=15, title="padding이 있는 source의 greedy 토큰 = 기준 (encode와 decode에 src_mask)", cases=("padded",),
@@ -357,7 +383,7 @@ CHECKS = [
 HIDDEN = ("hidden_copy", "hidden_causal", "hidden_padded", "hidden_short")
 CHECKS += [
     Check(name="hidden_copy", points=10, title="학습한 복사 모델이 다른 source에서 낸 토큰 = 기준", cases=("hidden_copy",),
-          judge=each_case(tokens_problem), visible=False),
+          reads=("hidden_causal", "hidden_padded"), judge=each_case(tokens_problem), visible=False),
     Check(name="hidden_random", points=20, title="다른 크기, 층 수, padding, 시작 기호의 무작위 모델이 낸 토큰 = 기준",
           cases=("hidden_causal", "hidden_padded"), judge=each_case(tokens_problem), visible=False),
     Check(name="hidden_length", points=10, title="다른 max_len에서 ys의 길이 = max_len", cases=HIDDEN,
