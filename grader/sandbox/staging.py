@@ -82,14 +82,16 @@ class _ParseCache:
         self.entries = None
         self.changed = False
 
+    FORMAT = 1  # of the file: {"format": FORMAT, "files": {path: [[size, mtime_ns], _statements(path)]}}
+
     def get(self, path):
         if self.entries is None:
             try:
-                self.entries = json.loads(self.where.read_text(encoding="utf-8"))
+                document = json.loads(self.where.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                self.entries = {}
-            if not isinstance(self.entries, dict):
-                self.entries = {}
+                document = None
+            fresh = isinstance(document, dict) and document.get("format") == self.FORMAT
+            self.entries = document["files"] if fresh and isinstance(document.get("files"), dict) else {}
         status = path.stat()
         stamp = [status.st_size, status.st_mtime_ns]
         entry = self.entries.get(str(path))
@@ -106,7 +108,7 @@ class _ParseCache:
         try:
             self.where.parent.mkdir(exist_ok=True)
             with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.where.parent, delete=False) as stream:
-                json.dump(self.entries, stream)
+                json.dump({"format": self.FORMAT, "files": self.entries}, stream)
             os.replace(stream.name, self.where)
             self.changed = False
         except OSError:

@@ -131,6 +131,29 @@ def test_the_hosts_font_list_reaches_the_workers_matplotlib(tmp_path, monkeypatc
     assert Path(environment["MPLCONFIGDIR"]).parent == tmp_path / "home"
 
 
+def test_parse_results_are_kept_until_the_file_changes(tmp_path, monkeypatch):
+    """Staging reads each module's imports from its kept parse while the file's size and time are unchanged, and
+    parses the file again once it changes; a kept file of another format is ignored."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    module = tmp_path / "module.py"
+    module.write_text("import grader.checks.execute\nDATA_FILES = ('a.json',)\n", encoding="utf-8")
+    first = staging._ParseCache(tmp_path / "kept.json")
+    parsed = first.get(module)
+    assert parsed == [[[0, "grader.checks.execute", []]], ["a.json"]]
+    first.save()
+
+    def no_parse(path):
+        raise AssertionError(f"parsed {path} again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(staging, "_statements", no_parse)
+        assert staging._ParseCache(tmp_path / "kept.json").get(module) == parsed
+    module.write_text("from grader.sandbox import child\n", encoding="utf-8")
+    assert staging._ParseCache(tmp_path / "kept.json").get(module) == [[[0, "grader.sandbox", ["child"]]], []]
+    (tmp_path / "kept.json").write_text('{"format": 0, "files": {}}', encoding="utf-8")
+    assert staging._ParseCache(tmp_path / "kept.json").get(module)[0] == [[0, "grader.sandbox", ["child"]]]
+
+
 def test_no_bytecode_is_written_where_python_writes_none(tmp_path, monkeypatch):
     """With PYTHONDONTWRITEBYTECODE (Gradescope's locked-away source, a read-only checkout) staging writes no bytecode
     anywhere; a module without bytecode is staged as its source alone."""
