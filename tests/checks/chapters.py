@@ -126,12 +126,38 @@ def each_chapter(sampled=False):
     return [pytest.param(chapter, id=chapter.marker, marks=marks(chapter)) for chapter in CHAPTERS]
 
 
+def _covering(universe, sets):
+    """Names of `sets` (greedily, in name order) whose union covers as much of `universe` as they can."""
+    left, chosen = set(universe), []
+    while left:
+        best = max(sorted(sets), key=lambda name: len(sets[name] & left))
+        if not sets[best] & left:
+            break
+        chosen.append(best)
+        left -= sets[best]
+    return chosen
+
+
+def fast_sample(chapter):
+    """The fixtures `make test-fast` checks where `make test` checks them all: the first correct variant and bug
+    fixtures that, between them, fail every check and pass every check (so each check's failing and passing verdict in
+    a partly right submission is seen)."""
+    checks = {check.name for check in chapter.contract.checks}
+    failing = {name: set(bug.diagnoses) for name, bug in chapter.expected.items()}
+    passing = {name: checks - failed for name, failed in failing.items()}
+    correct = [path.stem for path in chapter.correct][:1]
+    return {*correct, *_covering(checks, failing), *_covering(checks, passing)}
+
+
 def each_fixture(kind="bugs"):
-    """pytest parameters (chapter, fixture name) over every chapter's bug fixtures (or "correct" ones)."""
+    """pytest parameters (chapter, fixture name) over every chapter's bug fixtures (or "correct" ones); the bug fixtures
+    outside the chapter's `fast_sample` are marked slow (`make test` runs them all, `make test-fast` the sample)."""
     params = []
     for chapter in CHAPTERS:
         names = sorted(chapter.expected) if kind == "bugs" else [path.stem for path in chapter.correct]
-        params += [pytest.param(chapter, name, id=f"{chapter.marker}-{name}", marks=getattr(pytest.mark, chapter.marker))
+        sample = fast_sample(chapter) if kind == "bugs" else set(names)
+        params += [pytest.param(chapter, name, id=f"{chapter.marker}-{name}",
+                                marks=[getattr(pytest.mark, chapter.marker)] + ([] if name in sample else [pytest.mark.slow]))
                    for name in names]
     return params
 

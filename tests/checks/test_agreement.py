@@ -24,35 +24,12 @@ import pytest
 from grader.checks import verify
 from grader.checks.loading import module_from_source, read_source
 
-from .chapters import CHAPTERS, each_chapter, grade
+from .chapters import CHAPTERS, each_chapter, fast_sample, grade
 from .support import PYTHON, ROOT, copy_folder, filled_notebook, finish, start
 
 pytestmark = pytest.mark.checks
 
 VERDICT = re.compile(r"^\[(?P<title>.*?)\] (?P<score>[\d.]+)/(?P<points>[\d.]+)점 — (?P<message>.*)$", re.S)
-
-
-def _covering(universe, sets):
-    """Names of `sets` (greedily, in name order) whose union covers as much of `universe` as they can."""
-    left, chosen = set(universe), []
-    while left:
-        best = max(sorted(sets), key=lambda name: len(sets[name] & left))
-        if not sets[best] & left:
-            break
-        chosen.append(best)
-        left -= sets[best]
-    return chosen
-
-
-def fast_sample(chapter):
-    """The fixtures `make test-fast` compares (`make test` compares all): the first correct variant and bug fixtures
-    that, between them, fail every check and pass every check (so each check's failing and passing verdict in a
-    partly right submission is compared)."""
-    checks = {check.name for check in chapter.contract.checks}
-    failing = {name: set(bug.diagnoses) for name, bug in chapter.expected.items()}
-    passing = {name: checks - failed for name, failed in failing.items()}
-    correct = [path.stem for path in chapter.correct][:1]
-    return {*correct, *_covering(checks, failing), *_covering(checks, passing)}
 
 
 def _submissions():

@@ -15,7 +15,7 @@ from grader.checks.discovery import declared_budget
 from grader.checks.framework import Check, UndeclaredCase, Verdict, judge
 from tests.conftest import floats_in
 
-from .chapters import each_chapter, each_fixture, grade, total
+from .chapters import each_chapter, each_fixture, fast_sample, grade, total
 
 pytestmark = pytest.mark.checks
 
@@ -138,17 +138,23 @@ def _hidden_cases(chapter):
     return sorted(set(probe.case_names()) - set(probe.case_names(visible_only=True)))
 
 
-def _hidden_messages(chapter):
+def _hidden_messages(chapter, only=None):
+    """(submission, hidden check, message) of every failing hidden check; with `only`, of those fixtures alone."""
     hidden = set(chapter.hidden_checks())
     for path in _submissions(chapter):
+        if only is not None and path in chapter.fixture_files and path.stem not in only:
+            continue
         for result in grade(chapter, path):
             if result.name in hidden and result.message:
                 yield path.stem, result.name, result.message
 
 
 @pytest.mark.parametrize("chapter", each_chapter())
-def test_hidden_diagnoses_never_contain_hidden_values(chapter):
-    """No 3+-decimal number in a hidden check's message is a hidden reference value; no hidden seed or input shape."""
+@pytest.mark.parametrize("fixtures", ["sample", pytest.param("every", marks=pytest.mark.slow)])
+def test_hidden_diagnoses_never_contain_hidden_values(chapter, fixtures):
+    """No 3+-decimal number in a hidden check's message is a hidden reference value; no hidden seed or input shape.
+    On every fixture in `make test`; in `make test-fast`, on the stub, the solution and the chapter's `fast_sample`
+    (which between them fail every check)."""
     reference = json.loads(_reference_path(chapter).read_text(encoding="utf-8"))
     values = [v for case in _hidden_cases(chapter) for v in floats_in(reference["cases"][case])]
     assert values, "the hidden cases should have reference values"
@@ -157,7 +163,7 @@ def test_hidden_diagnoses_never_contain_hidden_values(chapter):
     seeds = {str(getattr(probe.CASES[case], "seed", "")) for case in _hidden_cases(chapter)} - {"", "0"}
     shapes = _hidden_shapes(chapter)
     assert shapes, "some hidden input shape should be secret"
-    messages = list(_hidden_messages(chapter))
+    messages = list(_hidden_messages(chapter, fast_sample(chapter) if fixtures == "sample" else None))
     assert {check for _, check, _ in messages} == set(chapter.hidden_checks()), "every hidden check should fail once"
     for name, check, message in messages:
         for match in DECIMAL.finditer(message):
