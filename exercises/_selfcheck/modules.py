@@ -134,16 +134,19 @@ def fresh_values(module, names):
 
 
 def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=False, call_kwargs=None,
-           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None, load=True):
-    """One module case as plain data: the fresh module's structure (and the values of `fresh_names`, and its
-    output on `fresh_inputs` in eval mode, before any loading); with `inputs`, also the seeded weights'
-    loading, the forward's result, the attributes after it and, if asked, the gradients. With
+           attribute_names=(), with_gradients=False, fresh_names=(), fresh_inputs=None, load=True, built_names=()):
+    """One module case as plain data: the fresh module's structure (and the values of `fresh_names`, its
+    attributes `built_names` as built, and its output on `fresh_inputs` in eval mode, before any loading); with
+    `inputs`, also the seeded weights' loading, the forward's result, the attributes after it and, if asked, the
+    gradients. With
     `load=False` nothing is loaded: the forward runs on the module as built (a buffer it computed, its
     initial weights), with no "load" in the trace and attributes only if named."""
     module, failed = build(namespace, class_name, args, kwargs, seed)
     if failed:
         return failed
     trace = {"structure": structure(module)}
+    if built_names:  # kept when the forward raises (e.g. a head size the forward cannot use)
+        trace["built"] = attributes(module, built_names)
     if fresh_names:
         trace["fresh"] = fresh_values(module, fresh_names)
     if fresh_inputs is not None:

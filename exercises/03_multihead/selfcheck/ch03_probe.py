@@ -18,6 +18,7 @@ from .tensors import describe_exception, encode, portable_randn
 
 CLASS = "MultiHeadedAttention"
 ATTRIBUTES = ("attn", "d_k", "h")
+BUILT = ("d_k",)  # read as built, before the forward (which may raise because of it)
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def run_module(namespace, name):
         return modules.record(namespace, CLASS, args, constructor_kwargs(case), case.seed, attribute_names=ATTRIBUTES)
     query, key, value, mask = make_inputs(name)
     return modules.record(namespace, CLASS, args, constructor_kwargs(case), case.seed, (query, key, value),
-                          case.train, {"mask": mask}, ATTRIBUTES, case.gradients)
+                          case.train, {"mask": mask}, ATTRIBUTES, case.gradients, built_names=BUILT)
 
 
 def deep_clones(module, N):

@@ -48,6 +48,8 @@ BUGS = {
     "`mask == 0`으로 비교해 가릴 자리를 고르세요.",
     "dropout_scores": "dropout을 softmax 전의 점수(scores)에 적용한 것 같습니다. dropout은 softmax가 끝난 가중치(p_attn)에 적용합니다.",
     "dropout_output": "dropout을 출력(p_attn @ value)에 적용한 것 같습니다. dropout은 value와 섞기 전의 가중치(p_attn)에 적용합니다.",
+    "dropout_value": "dropout을 value에 적용한 것 같습니다. value는 그대로 두고, softmax가 끝난 가중치(p_attn)에 dropout을 "
+    "적용한 뒤 value와 곱하세요.",
     "dropout_ignored": "train 모드 dropout을 넘겼는데 결과가 dropout 없는 결과와 같습니다. "
     "dropout이 주어졌을 때 softmax 뒤의 가중치에 적용했는지 확인하세요.",
     "dropout_eval_ignored": "eval 모드 dropout인데도 값이 지워졌습니다. F.dropout(p_attn, p)처럼 직접 부르면 training 기본값이 True입니다. "
@@ -129,6 +131,7 @@ DROPOUT_WAYS = [
     ("scores", "dropout_scores"),
     ("scores_after_mask", "dropout_scores"),
     ("output", "dropout_output"),
+    ("value", "dropout_value"),
     ("not_returned", "dropout_not_returned"),
     ("after_output", "dropout_after_output"),
     ("ignored", "dropout_ignored"),
@@ -167,6 +170,8 @@ def _model(mask_way, dropout_way, scale="sqrt"):
             p_attn = used = torch.nn.functional.dropout(p_attn, dropout.p, training=True)
         elif dropout_way == "own":
             p_attn = used = torch.nn.Dropout(0.1)(p_attn)
+        if dropout_way == "value":
+            value = _apply(dropout, value)
         output = torch.matmul(used, value)
         if dropout_way == "output":
             output = _apply(dropout, output)
@@ -270,6 +275,9 @@ def _dropout_hint(evidence, case):
     if given.get("kind") != "tensor" or given.get("data") is None:
         return None
     values = decode(given)
+    value = evidence.inputs(case)[2]
+    if values.shape == value.shape and torch.equal(values.to(value.dtype), value):
+        return BUGS["dropout_value"]
     reference = reference_pair(evidence, case)
     if list(values.shape) == list(reference.output.shape) and values.shape != reference.p_attn.shape:
         return BUGS["dropout_output"]

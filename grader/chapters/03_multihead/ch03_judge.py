@@ -66,6 +66,10 @@ BUGS = {
     "self.linears[-1]입니다.",
     "view_heads_first": "head를 나눌 때 view(batch, h, -1, d_k)로 바로 head 축을 앞에 두었습니다. 그러면 한 토큰의 "
     "d_model 값이 여러 토큰에 흩어집니다. view(batch, -1, h, d_k)로 토큰마다 나눈 뒤 transpose(1, 2)를 하세요.",
+    "head_size": "self.d_k가 head 하나의 차원이 아닙니다. head 하나의 차원은 d_k = d_model // h이고, "
+    "head를 나눌 때(view)와 이어 붙일 때 이 값을 씁니다.",
+    "head_size_fixed": "self.d_k가 (4, 32)로 만들 때는 맞지만 다른 h와 d_model에서는 head 하나의 차원이 아닙니다. "
+    "숫자로 고정하지 말고 인자로 받은 d_model과 h로 계산하세요 (d_model // h).",
     "dk_float": "d_k를 d_model / h(실수 나눗셈)로 구해 view에 실수가 들어갔습니다. 정수 나눗셈 d_model // h를 쓰세요.",
     "scale_d_model": "점수를 √d_model로 나눴습니다. 점수는 head 하나의 차원으로 나눕니다: / math.sqrt(self.d_k) "
     "(d_k = d_model // h). 1장의 attention 함수를 부르면 query.size(-1) = d_k로 나눕니다.",
@@ -235,11 +239,34 @@ def error_diagnosis(evidence, case, error):
     if error["type"] == "NotAModule":
         return BUGS["not_module"]
     if probe.CASES[case].kind == "forward":
-        return explain_error(evidence, case, error, BUGS, rules=RULES, models=MODELS)
+        return explain_error(evidence, case, error, BUGS, rules=RULES, models=MODELS, fallback=head_size_problem)
     return explain_error(evidence, case, error, BUGS, rules=RULES)
 
 
 RULES = [("view size is not compatible", "no_contiguous")]
+
+
+def head_size_problem(evidence, case, error=None):
+    """`head_size` when the student's `self.d_k` is not d_model // h, as built for `case` (else for the visible
+    build `MultiHeadedAttention(4, 32)`); None when it is right or was not recorded. A fallback after the bug
+    models: a `self.d_k` that forward never reads is not the cause."""
+    for name in (case, "module"):
+        if not evidence.may_read(name):
+            continue
+        trace = evidence.trace(name)
+        found = (trace.get("built") or trace.get("attributes") or {}).get("d_k") or {}
+        if found.get("kind") != "number":
+            continue
+        spec = probe.CASES[name]
+        wanted = spec.d_model // spec.h
+        if found["value"] == wanted:
+            return None
+        if not spec.visible:
+            right_at_module = head_size_problem(evidence, "module") is None if evidence.may_read("module") else False
+            return BUGS["head_size_fixed" if right_at_module else "head_size"]
+        where = "" if name == case else f"{spec.text}: "
+        return BUGS["head_size"] + f" ({where}self.d_k = {found['value']:g}, 기대 {wanted})"
+    return None
 
 
 def read_output(evidence, case):
@@ -266,6 +293,9 @@ def output_problem(evidence, case, output):
     rate = dropout_rate_problem(evidence, case)
     if rate:
         return rate
+    head_size = head_size_problem(evidence, case)
+    if head_size:
+        return head_size
     if output.shape != expected.shape:
         if _visible(case):
             return f"출력 모양이 {tuple(output.shape)}입니다. 입력 query와 같은 {tuple(expected.shape)}이어야 합니다."
@@ -366,7 +396,9 @@ CLONES = ("clones",)  # read by every class check: a failing clones → judged w
 
 def mha_check(name, points, title, case, judge, visible=True):
     """A MultiHeadedAttention check of `case`, judged with the stand-in clones when the student's clones fails."""
-    reads = CLONES + (() if case in SEED or probe.CASES[case].kind != "forward" else SEED)
+    # a forward check also reads the seed case (the bug models' tie-break) and the visible build (`self.d_k`)
+    reads = CLONES + (() if case in SEED or probe.CASES[case].kind != "forward" else SEED) + \
+        (("module",) if probe.CASES[case].kind == "forward" else ())
     return Check(name=name, points=points, title=title, cases=(case,), reads=reads, judge=with_stand_in(judge),
                  visible=visible)
 

@@ -47,6 +47,7 @@ EXPECTED = {
     # dropout
     "dropout_on_scores": fails(85, DROPOUT_TRAIN, "dropout_scores"),
     "dropout_on_output": fails(85, DROPOUT_TRAIN, "dropout_output"),
+    "dropout_on_value": fails(85, DROPOUT_TRAIN, "dropout_value"),  # value = dropout(value): the weights stay whole
     "dropout_ignored": fails(85, DROPOUT_TRAIN, "dropout_ignored"),
     "dropout_not_returned": fails(92.5, DROPOUT_TRAIN, "dropout_not_returned"),  # half of each: the output is right
     "dropout_after_output": fails(85, DROPOUT_TRAIN, "dropout_after_output"),  # output = p_attn @ value, then dropout

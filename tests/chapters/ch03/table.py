@@ -37,6 +37,8 @@ EXPECTED = {
     "output_first_linear": fails(25, OUTPUTS, "output_first_linear"),  # return self.linears[0](x)
     "view_heads_first": fails(20, FORWARD, "view_heads_first"),  # lin(x).view(nbatches, self.h, -1, self.d_k)
     "dk_float": fails(20, FORWARD, "dk_float"),  # self.d_k = d_model / h: a float in view()
+    "dk_h": fails(20, FORWARD, "head_size"),  # self.d_k = h: no bug model, the d_k it was built with names it
+    "dk_fixed": fails(70, {"hidden_causal", "hidden_cross_mask", "hidden_dropout", "hidden_gradients"}, "head_size_fixed"),  # self.d_k = 8
     # self.layers instead of self.linears: the names differ (clones itself is right)
     "renamed_linears": fails(10, ALL - {"clones_deep_copies"}, "names"),
     # near misses (issue 27): almost right, and each must still fail
