@@ -46,6 +46,14 @@ BUGS = {
     "축, dim=-1)을 정규화하므로 표준편차도 그 축에서 구해야 합니다: x.std(-1, keepdim=True).",
     "ab_swapped": "a_2와 b_2가 바뀌었습니다. a_2는 1로 채운 곱할 값, b_2는 0으로 채운 더할 값입니다: "
     "a_2 * 정규화한 값 + b_2. 새로 만든 LayerNorm은 정규화한 값을 그대로 돌려줘야 합니다.",
+    "bias_multiplied": "b_2를 곱했습니다. b_2는 정규화한 값에 더하는 값입니다: a_2 * (x - mean) / (std + eps) + b_2. "
+    "새로 만든 LayerNorm(b_2 = 0)이 0만 돌려주면 이 실수입니다.",
+    "centering_parens": "x - mean을 괄호로 묶지 않아 평균만 표준편차로 나눴습니다(a_2 * x - mean / (std + eps)). 곱셈과 "
+    "나눗셈이 뺄셈보다 먼저 계산되므로 평균을 뺀 값 전체를 괄호로 묶어 나누세요: a_2 * (x - mean) / (std + eps) + b_2.",
+    "gain_init": "a_2의 처음 값이 1이 아닙니다. a_2는 정규화한 값에 곱하는 값이라 1로 채워 만들어야 새로 만든 LayerNorm이 "
+    "정규화한 값을 그대로 돌려줍니다.",
+    "bias_init": "b_2의 처음 값이 0이 아닙니다. b_2는 정규화한 값에 더하는 값이라 0으로 채워 만들어야 새로 만든 LayerNorm이 "
+    "정규화한 값을 그대로 돌려줍니다.",
     "post_norm": "post-norm(norm(x + sublayer(x)))으로 계산했습니다. 이 과정은 원문 코드처럼 pre-norm입니다: "
     "x + dropout(sublayer(norm(x))). 정규화는 sublayer에 넣기 전에 합니다.",
     "no_residual": "잔차 연결(x +)이 없습니다. sublayer의 결과에 입력 x를 더해야 합니다: x + dropout(sublayer(norm(x))).",
@@ -122,8 +130,34 @@ def precision_lost(evidence, case, output, expected):
     return BUGS["precision_lost"] if mine.shape == right.shape and close(mine, right) else None
 
 
+def initial_values_problem(evidence, case):
+    """On a fresh LayerNorm case, the initial a_2 / b_2 as built when they are not the reference's (1 and 0):
+    `ab_swapped`, `gain_init` or `bias_init`; else None. Read before the bug models: a fresh output that is all
+    zeros (a_2 = 0) is also what a swapped a_2 and b_2 without b_2 would give."""
+    found = evidence.trace(case).get("fresh") or {}
+    wanted = evidence.reference(case).get("fresh") or {}
+    values = {}
+    for name in ("a_2", "b_2"):
+        if found.get(name, {}).get("kind") != "tensor" or wanted.get(name, {}).get("kind") != "tensor":
+            return None
+        values[name] = decode(found[name]), decode(wanted[name])
+    (a, right_a), (b, right_b) = values["a_2"], values["b_2"]
+    if a.shape != right_a.shape or b.shape != right_b.shape:
+        return None  # the structure check names the shapes
+    if torch.equal(a, right_b) and torch.equal(b, right_a) and not torch.equal(a, right_a):
+        return BUGS["ab_swapped"]
+    if not torch.equal(a, right_a):
+        return BUGS["gain_init"]
+    return None if torch.equal(b, right_b) else BUGS["bias_init"]
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
+    expected = decode(evidence.reference(case)["result"])
+    if not close(output, expected):
+        initial = initial_values_problem(evidence, case)
+        if initial:
+            return initial
     return module_judge.output_problem(evidence, case, output, MODELS, values=precision_lost)
 
 

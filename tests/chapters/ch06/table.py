@@ -72,6 +72,10 @@ EXPECTED = {
     "one_pass_variance_sum": fails(85, LOW_VARIANCE, "precision_lost"),  # sqrt((Σx² − n·mean²) / (n − 1))
     "eps_hardcoded": fails(85, LOW_VARIANCE, "eps_missing"),  # (std + 1e-6): self.eps unused, eps=0.1 ignored
     "no_gain": fails(80, {"ln_seeded", "hidden_ln"}, "no_gain"),  # (x - mean) / (std + eps) + b_2: fresh a_2 = 1 hides it
+    "gain_init_zeros": fails(65, FRESH, "gain_init"),  # a_2 made with zeros: a fresh LayerNorm gives zeros
+    "bias_init_ones": fails(65, FRESH, "bias_init"),  # b_2 made with ones: a fresh LayerNorm gives the normalised x + 1
+    "bias_multiplied": fails(45, NORM_OUTPUTS, "bias_multiplied"),  # a_2 * (x - mean) / (std + eps) * b_2
+    "centering_parens": fails(45, NORM_OUTPUTS, "centering_parens"),  # a_2 * x - mean / (std + eps) + b_2
     # norm = LayerNorm(self.size) in forward: the right numbers, but SublayerConnection holds no norm (its LayerNorm is
     # fine, so this is not LayerNorm's plain tensors)
     "norm_built_in_forward": fails(65, SUBLAYER_OUTPUTS | {"sub_structure"}, "norm_not_registered"),
