@@ -230,8 +230,9 @@ def _one_axis_models():
 
 
 def _sensible(statistic, axis):
-    """Leave out combinations nobody writes (keepdim forgotten on another axis than the last)."""
-    return statistic != "no_keepdim" or axis == -1
+    """Leave out combinations nobody writes (keepdim forgotten, b_2 multiplied or the parentheses left out, on another
+    axis than the last)."""
+    return statistic not in ("no_keepdim", "bias_times", "no_parens") or axis == -1
 
 
 def _models(case):
