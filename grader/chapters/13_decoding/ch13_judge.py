@@ -38,6 +38,8 @@ BUGS = {
     "start_dropped": "돌려준 ys에 시작 기호가 없습니다: 고른 토큰은 맞지만 맨 앞의 start_symbol을 떼고 돌려줬습니다. "
     "greedy_decode는 시작 기호로 시작하는 ys 전체 (1, max_len)를 돌려줍니다: 시작 기호를 잘라 내지 말고, 그 뒤에 토큰을 "
     "max_len - 1번 이어 붙이세요.",
+    "prepended": "고른 토큰을 ys의 앞에 붙였습니다: 돌려준 ys가 start_symbol로 끝납니다. torch.cat은 목록의 순서대로 "
+    "잇습니다: 지금까지의 ys를 앞에, 새 토큰을 뒤에 두세요 (torch.cat([ys, 새 토큰], dim=1)).",
     "start_ignored": "ys의 첫 토큰이 start_symbol이 아닙니다. ys는 인자로 받은 시작 기호 하나로 시작합니다: "
     "torch.zeros(1, 1).fill_(start_symbol). 0이나 1을 직접 쓰지 마세요.",
     "first_position": "decoder 출력의 첫 위치(out[:, 0])로 다음 토큰을 골랐습니다. 다음 토큰은 지금까지의 토큰을 모두 본 "
@@ -310,7 +312,8 @@ def tokens_problem(evidence, case):
     if start_dropped(found, expected):
         return BUGS["start_dropped"]
     if int(found[0, 0]) != probe.CASES[case].start:
-        return BUGS["start_ignored"]
+        prepended = found.size(1) > 1 and int(found[0, -1]) == probe.CASES[case].start
+        return BUGS["prepended" if prepended else "start_ignored"]
     n = min(found.size(1), expected.size(1))
     if torch.equal(found[:, :n], expected[:, :n]):
         return decoding_problem(evidence, case, n)

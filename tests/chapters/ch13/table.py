@@ -28,6 +28,7 @@ EXPECTED = {
     # copy model, sure of every token, all 0 is the batch axis's answer too
     # torch.max's values: on the copy model all 0, as the batch axis gives; the random models' cases tell them apart
     "max_values": fails(7.5, EVERYTHING, "values_not_indices"),
+    "ys_prepended": fails(20, TOKENS, "prepended"),  # torch.cat([new token, ys], dim=1): ys ends with the start symbol
     # the decoder handed another target than the ys so far: named from the lengths the hooks saw, step by step
     "decode_src_tokens": fails(20, TOKENS, "decode_target"),  # model.decode(memory, src_mask, src, …): src every step
     "decode_last_token_only": fails(20, TOKENS, "last_token_only"),  # model.decode(…, ys[:, -1:], subsequent_mask(1))
