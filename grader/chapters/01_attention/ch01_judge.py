@@ -235,6 +235,9 @@ def diagnose_weights(evidence, case, call):
             f"p_attn의 모양이 {shape_text(p.shape)}입니다. (batch…, query 길이, key 길이) 모양이어야 합니다.")
     if not torch.isfinite(p).all():
         return BUGS["overflow"] if probe.CASES[case].magnitude > 10 else BUGS["not_finite"]
+    constant = _constant_scale(evidence)
+    if constant:
+        return constant
     if bugs:
         bug = MODELS.likely(evidence, case, bugs)
         return _text(bug) + (_scale_note(evidence.inputs(case), p) if bug == "wrong_dk" else "")
@@ -277,10 +280,40 @@ def _diagnose_scale(inputs, p):
     if extra:  # √d_k, then an axis's size again (not a constant: it changes with the input)
         return BUGS["extra_divide"] + f" (점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g} = √d_k × {extra[0]}로 나눴습니다.)"
     square = round(scale * scale)
-    if square >= 2 and near(scale, math.sqrt(square)):
+    if _model_width(square) and abs(scale - math.sqrt(square)) <= 0.005 * scale:
         # A constant: a hard-coded d_k (e.g. math.sqrt(512)) that fits one width only.
         return f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}(≈ √{square})로 나눈 것 같습니다. " + BUGS["fixed_dk"]
     return f"점수를 √d_k = {math.sqrt(d_k):.3g}가 아니라 약 {scale:.3g}로 나눈 것 같습니다."
+
+
+def _constant_scale(evidence):
+    """`fixed_dk` with the constant, when the student's scores are divided by one and the same number (not 1, not
+    √d_k) on the visible inputs of at least two widths d_k the check reads; else None. On one input a constant can
+    coincide with another mistake (√64 = 8 = 2·d_k at d_k = 4); across widths only a constant stays the same."""
+    fitted = {}
+    for case in TIE_CASES:
+        p = _student_weights(evidence, case) if evidence.may_read(case) and evidence.visible(case) else None
+        if p is None or not torch.isfinite(p).all():
+            continue
+        query, key, _ = evidence.inputs(case)
+        scale, correlation = fitted_scale(query, key, p)
+        if scale is None or correlation < 0.999:
+            return None  # not a softmax of scaled scores everywhere: another mistake
+        fitted.setdefault(query.shape[-1], []).append(scale)
+    scales = [scale for found in fitted.values() for scale in found]
+    if len(fitted) < 2 or max(scales) > 1.005 * min(scales):
+        return None
+    scale = sum(scales) / len(scales)
+    if abs(scale - 1) <= 0.02:
+        return None  # no scale at all: `no_scale`
+    square = round(scale * scale)
+    shown = f"{scale:.3g}(≈ √{square})" if abs(scale - math.sqrt(square)) <= 0.005 * scale else f"{scale:.3g}"
+    return f"점수를 d_k와 상관없이 늘 약 {shown}로 나눴습니다. " + BUGS["fixed_dk"]
+
+
+def _model_width(n):
+    """Whether `n` looks like a width someone would write as d_k (a power of two from 4, or a multiple of 8)."""
+    return n >= 4 and (n & (n - 1) == 0 or n % 8 == 0)
 
 
 def _scale_note(inputs, p):

@@ -28,6 +28,8 @@ EXPECTED = {
     "wrong_dk_len": fails(33, SCALE | UNTOUCHED, "wrong_dk"),  # len(query): the batch size (3 on scaling_4, 1 elsewhere)
     "extra_key_len": fails(33, SCALE | UNTOUCHED, "extra_divide"),  # / math.sqrt(d_k) / key.size(-2): no constant
     "hardcoded_dk": fails(41.3333, SCALE - {"no_saturation"} | UNTOUCHED, "fixed_dk"),  # math.sqrt(512) fits d_k = 512 only
+    # math.sqrt(64), the paper's d_k: 8 = 2·d_k on the seed (d_k = 4), named by the scale being the same at every width
+    "fixed_dk_64": fails(36.3333, SCALE | UNTOUCHED, "fixed_dk"),
     # scaled_dot_product_attention with a wrong scale=: consistent with p_attn, or only in the output
     "sdpa_wrong_scale": fails(33, SCALE | UNTOUCHED, "divide_by_dk"),  # scale=1/d_k, p_attn divided by d_k too
     "sdpa_scale_sqrt": fails(62, {"seed_output", "weighted_mix"} | SCALE & MIXING | UNTOUCHED, "times_sqrt"),  # scale=√d_k
