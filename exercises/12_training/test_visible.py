@@ -7,7 +7,7 @@ from selfcheck import verify
 
 VISIBLE_CHECKS = [
     "data_batches",  # 10점 — data_gen의 Batch: nbatches개, (batch_size, 10), 복사 과제, padding 0
-    "data_tokens",  # 10점 — data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드 고정 시 값 = 기준
+    "data_tokens",  # 10점 — data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드로 재현, 고르게 뽑음
     "loss_compute",  # 10점 — SimpleLossCompute의 두 반환값과 generator 기울기 = 기준 (sloss.data * norm, sloss)
     "train_epoch",  # 15점 — run_epoch 학습 뒤 parameter, step 횟수, 평균 손실 = 기준 (tgt_y, backward, zero_grad, scheduler)
     "train_state",  # 10점 — 학습 뒤 TrainState의 step, accum_step, samples, tokens = 기준

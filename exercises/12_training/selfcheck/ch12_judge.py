@@ -34,9 +34,11 @@ BUGS = {
     "data_range": "데이터에 V 이상이거나 음수인 토큰이 있습니다. 토큰 번호는 1 이상 V 미만입니다: torch.randint(1, V, ...).",
     "data_seed": "torch.manual_seed를 같은 값으로 두 번 부르고 만든 데이터가 서로 다릅니다. torch의 난수(torch.randint)로 "
     "뽑아야 시드로 재현됩니다 (random 모듈이나 새 Generator를 쓰지 마세요).",
-    "data_values": "data_gen이 만든 토큰이 같은 시드의 기준 데이터와 다릅니다. torch.manual_seed 바로 뒤에 batch마다 "
-    "(batch_size, 10) 모양의 토큰을 torch.randint(1, V, ...) 한 번으로 뽑아야 시드가 같을 때 같은 데이터가 나옵니다 "
-    "(고정된 값, 다른 함수, 다른 순서로 뽑으면 달라집니다).",
+    "data_values": "data_gen이 만든 토큰이 1 이상 V 미만에서 고르게 뽑은 값으로 보이지 않습니다: 어떤 토큰이 너무 적거나 "
+    "많이 나옵니다(한 번도 나오지 않는 토큰이 있을 수도 있습니다). batch마다 (batch_size, 10) 모양의 토큰을 "
+    "torch.randint(1, V, ...)로 뽑고 첫 열만 1로 바꾸세요.",
+    "data_repeated": "data_gen이 같은 데이터를 되풀이합니다: batch끼리 같거나 한 batch의 문장이 모두 같습니다. batch마다 "
+    "torch.randint로 새로 뽑고, data_gen 안에서 torch.manual_seed를 다시 부르지 마세요.",
     "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다. 합계 손실은 값만(계산 그래프 없이), 나눈 손실은 "
     "backward할 수 있게 돌려주세요.",
     "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
@@ -249,9 +251,30 @@ def tokens_problem(evidence, case):
     if not evidence.trace(case)["repeatable"]:
         return BUGS["data_seed"]
     expected = torch.cat([decode(b["src"]) for b in evidence.reference(case)["batches"]])
-    if src.shape != expected.shape or not torch.equal(src, expected):  # the seeded values: constant data never passes
-        return BUGS["data_values"]
-    return None
+    if src.shape == expected.shape and torch.equal(src, expected):
+        return None
+    # Drawn another way than the solution (torch.randint of (batch_size, 9) and a column of ones put in front, …):
+    # right when the draws look like the task's (constant or repeated data never does).
+    tokens = [decode(batch["src"]).to(torch.long)[:, 1:] for batch in batches]
+    if repeated(tokens):
+        return BUGS["data_repeated"]
+    return None if src.shape == expected.shape and drawn_uniformly(tokens, vocab) else BUGS["data_values"]
+
+
+def repeated(tokens):
+    """Whether one batch's tokens (after the start column) repeat another's, or one batch is one row repeated."""
+    return (any(torch.equal(tokens[i], tokens[j]) for i in range(len(tokens)) for j in range(i))
+            or any(t.size(0) > 1 and bool((t == t[:1]).all()) for t in tokens))
+
+
+def drawn_uniformly(tokens, vocab):
+    """Whether the tokens after the start column come up about equally often over 1..V-1: each within half of its
+    expected count (the cases draw 60 or more of each, so a fair draw is more than four standard deviations inside;
+    `torch.randint(2, V, …)` never draws a 1)."""
+    flat = torch.cat([t.reshape(-1) for t in tokens])
+    expected = flat.numel() / (vocab - 1)
+    counts = torch.bincount(flat, minlength=vocab)[1:vocab].to(torch.float64)
+    return expected >= 20 and bool(((counts >= 0.5 * expected) & (counts <= 1.5 * expected)).all())
 
 
 def data_problem(evidence, case):
@@ -470,7 +493,7 @@ def epoch_check(name, points, title, cases, judge_one, visible=True):
 CHECKS = [
     Check(name="data_batches", points=10, title="data_gen의 Batch: nbatches개, (batch_size, 10), 복사 과제, padding 0",
           cases=("data",), judge=each_case(batches_problem)),
-    Check(name="data_tokens", points=10, title="data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드 고정 시 값 = 기준",
+    Check(name="data_tokens", points=10, title="data_gen의 토큰: 첫 열은 시작 기호 1, 1..V-1 (0 없음), 시드로 재현, 고르게 뽑음",
           cases=("data",), judge=each_case(tokens_problem)),
     Check(name="loss_compute", points=10, title="SimpleLossCompute의 두 반환값과 generator 기울기 = 기준 (sloss.data * norm, sloss)",
           cases=("loss",), judge=loss_check(each_case(loss_problem))),

@@ -61,6 +61,7 @@ EXPECTED = {
     "near_data_token_v": fails(80, DATA | {"data_tokens"}, "data_range"),
     # torch.randint(2, V, …): every token in range, seeded, not the reference's draw
     "near_data_from_two": fails(80, DATA | {"data_tokens"}, "data_values"),
+    "data_reseeded": fails(80, DATA | {"data_tokens"}, "data_repeated"),  # torch.manual_seed(0) before each batch
     # return sloss.data, sloss: the right loss, the first value not multiplied back by norm
     "near_loss_first_not_times_norm": fails(85, LOSS, "loss_first"),
     # criterion(…) / (norm * 1.001): the loss 0.1 % off, ten times the tolerance
