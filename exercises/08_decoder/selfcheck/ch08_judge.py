@@ -56,6 +56,11 @@ BUGS = {
     "self_attn_for_source": "source attention에도 self.self_attn을 불렀습니다. self.src_attn은 한 번도 쓰이지 않아 "
     "memory에 대한 attention이 self-attention의 가중치로 계산됩니다. 두 번째 sublayer에서는 self.src_attn(x, m, m, "
     "src_mask)를 부르세요.",
+    "self_attn_skipped": "DecoderLayer가 self-attention(self.self_attn)을 부르지 않았습니다. DecoderLayer는 세 단계입니다: "
+    "tgt_mask를 쓴 self-attention(sublayer[0]), memory에 대한 source attention(sublayer[1]), feed forward(sublayer[2]).",
+    "src_attn_skipped": "DecoderLayer가 source attention(self.src_attn)을 부르지 않아 encoder의 memory를 읽지 않습니다. "
+    "self-attention(sublayer[0]) 다음에 src_mask를 쓴 source attention(sublayer[1])을 거친 뒤 feed forward(sublayer[2])로 "
+    "가세요.",
     "sublayer_reused": "같은 SublayerConnection을 두 번 썼습니다(번호가 겹칩니다). 그러면 한 sublayer의 LayerNorm과 dropout이 "
     "두 곳에 쓰이고 다른 하나는 쓰이지 않습니다. self-attention은 sublayer[0], source attention은 sublayer[1], "
     "feed forward는 sublayer[2]로 감싸세요.",
@@ -226,6 +231,10 @@ def _layer_bug(found, expected, prefix):
     parts = [call["module"][len(prefix):] for call in found if call["module"].startswith(prefix)]
     if "src_attn" in want and "src_attn" not in parts and parts.count("self_attn") == 2:
         return "self_attn_for_source"
+    if "self_attn" in want and "self_attn" not in parts and "src_attn" in parts:  # it ran on past the step it skipped
+        return "self_attn_skipped"
+    if "src_attn" in want and "src_attn" not in parts and "self_attn" in parts and "feed_forward" in parts:
+        return "src_attn_skipped"
     bug = _mask_bug(mine, want) or (_source_bug(mine["src_attn"]) if "src_attn" in mine else None)
     if bug:
         return bug

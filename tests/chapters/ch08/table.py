@@ -48,6 +48,8 @@ EXPECTED = {
     "near_last_layer_skipped": fails(55, DECODER - {"decoder_structure"}, "return_in_loop",
                                      hidden_decoder="layers_skipped"),
     "cross_before_self": fails(65, LAYER, "cross_before_self"),  # src_attn in sublayer[0], self_attn in sublayer[1]
+    "self_attn_skipped": fails(65, LAYER, "self_attn_skipped"),  # no self-attention step: memory attention, then FF
+    "src_attn_skipped": fails(65, LAYER, "src_attn_skipped"),  # no source-attention step: the memory never read
     "ff_in_sublayer_1": fails(65, LAYER, "sublayer_indices_swapped"),  # src_attn in sublayer[2], feed forward in [1]
     "tgt_mask_not_passed": fails(65, LAYER, "tgt_mask_not_passed"),  # self.self_attn(x, x, x)
     "src_mask_not_passed": fails(65, LAYER, "src_mask_not_passed"),  # self.src_attn(x, m, m)
