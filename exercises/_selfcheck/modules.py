@@ -170,6 +170,58 @@ def record(namespace, class_name, args, kwargs=None, seed=0, inputs=None, train=
     return trace
 
 
+class Pristine:
+    """A built module kept for another run: `intact()` says whether what ran since left it as built, so it can be used
+    again instead of building it anew (a model a student's `make_model` builds costs 10-30 ms). Compared: the
+    submodules (identity, class), each one's attributes (plain values by value, containers such as hook dicts by
+    identity and size, other objects by identity) and every parameter and buffer value. A tensor kept as a plain
+    attribute (a layer's last `attn`) is an output, not state. Read through `nn.Module`'s own methods, never the
+    student's overrides."""
+
+    def __init__(self, module):
+        self.module = module
+        try:
+            self.layout = _layout(module)
+            self.state = {name: value.detach().clone()
+                          for name, value in torch.nn.Module.state_dict(module, keep_vars=True).items()}
+        except BaseException:  # something of the student's that cannot be read: never used again
+            self.layout, self.state = None, None
+
+    def intact(self):
+        """Whether the module is as it was built (on any doubt: False, and the caller builds a new one)."""
+        try:
+            if self.layout is None or _layout(self.module) != self.layout:
+                return False
+            state = torch.nn.Module.state_dict(self.module, keep_vars=True)
+            return state.keys() == self.state.keys() and all(
+                isinstance(state[name], torch.Tensor) and state[name].shape == kept.shape
+                and state[name].dtype == kept.dtype and torch.equal(state[name].detach(), kept)
+                for name, kept in self.state.items())
+        except BaseException:
+            return False
+
+
+PLAIN = (bool, int, float, str, type(None))
+
+
+def _layout(module):
+    """[(name, submodule identity, class, {attribute: signature})] over `module` and its submodules."""
+    return [(name, id(sub), type(sub), {key: _signature(value) for key, value in vars(sub).items()})
+            for name, sub in torch.nn.Module.named_modules(module)]
+
+
+def _signature(value):
+    """What `Pristine` compares of one attribute: a plain value itself, a container's identity and size, a plain
+    tensor or None nothing (an output such as `attn`, None until the first forward), any other object its identity."""
+    if value is None or isinstance(value, torch.Tensor):
+        return ("output",)
+    if isinstance(value, PLAIN):
+        return ("value", type(value), value)
+    if isinstance(value, (dict, list, set, tuple)):
+        return ("container", id(value), len(value))
+    return ("object", id(value))
+
+
 class stand_in:
     """`<name>` replaced by `value` inside the block, both in `namespace` and in the globals the student's class
     `owner` reads in its __init__, or the student's function `owner` reads (a notebook's check cell hands over a copy

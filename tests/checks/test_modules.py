@@ -158,3 +158,36 @@ def test_unloaded_record_runs_the_module_as_built():
     expected, _ = modules.forward(module, (x,), train=True, seed=5)
     assert fresh["result"]["data"] == encode(expected)["data"]
     assert fresh["result"]["data"] != json.loads(json.dumps(loaded["result"]))["data"]
+
+
+def _pair():
+    return Pair(_deep).eval()
+
+
+def test_a_module_a_forward_left_as_built_is_intact():
+    """`Pristine` finds a module intact after forwards that only read it: outputs kept as attributes (`seen`, None
+    until the first forward) and hooks added then removed are not changes."""
+    module = _pair()
+    kept = modules.Pristine(module)
+    handle = module.register_forward_hook(lambda *args: None)
+    module(torch.ones(2, 3))
+    handle.remove()
+    assert module.seen is not None and kept.intact()
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: m.layers[0].weight.data.add_(1.0),  # a parameter edited in place
+    lambda m: m.table.mul_(2),  # a buffer
+    lambda m: setattr(m.layers, "1", nn.Linear(3, 3)),  # a submodule replaced
+    lambda m: m.register_forward_hook(lambda *args: None),  # a hook left behind
+    lambda m: setattr(m.drop, "p", 0.9),  # a plain attribute of a submodule
+    lambda m: m.train(),  # the mode
+    lambda m: setattr(m, "extra", object()),  # an attribute added
+    lambda m: setattr(m.layers[0], "forward", lambda x: x),  # a method replaced on the instance
+], ids=["parameter", "buffer", "submodule", "hook", "dropout_rate", "train_mode", "new_attribute", "forward"])
+def test_a_changed_module_is_not_intact(change):
+    """Whatever a run changed of the module, `Pristine.intact()` says so (the caller then builds a new one)."""
+    module = _pair()
+    kept = modules.Pristine(module)
+    change(module)
+    assert not kept.intact()

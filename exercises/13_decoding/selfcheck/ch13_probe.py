@@ -85,7 +85,26 @@ def make_inputs(name):
     return src, (src != PAD).unsqueeze(-2)
 
 
+_KEPT = {"namespace": None, "models": {}}  # the last submission's models: {model key: (make_model, modules.Pristine)}
+
+
 def model_for(namespace, case):
+    """The case's model in eval mode: the one built before for the same submission and model, if nothing since
+    changed it (the run and its re-run under another seed, the copy model's cases), else built anew (building or
+    loading may raise)."""
+    if _KEPT["namespace"] is not namespace:  # another submission (a notebook's namespace cannot be weakly referenced)
+        _KEPT["namespace"], _KEPT["models"] = namespace, {}
+    make = getattr(namespace, "make_model", None)  # a notebook may define it again between two checks
+    key = "copy" if case.model == "copy" else case
+    made_by, kept = _KEPT["models"].get(key, (None, None))
+    if kept is not None and made_by is make and kept.intact():
+        return kept.module
+    model = build_model(namespace, case)
+    _KEPT["models"][key] = (make, modules.Pristine(model))
+    return model
+
+
+def build_model(namespace, case):
     """The case's model, built with the namespace's `make_model`, in eval mode (building or loading may raise)."""
     if case.model == "copy":
         return trained.build(namespace)
