@@ -151,15 +151,30 @@ def fast_sample(chapter):
 
 def each_fixture(kind="bugs"):
     """pytest parameters (chapter, fixture name) over every chapter's bug fixtures (or "correct" ones); the bug fixtures
-    outside the chapter's `fast_sample` are marked slow (`make test` runs them all, `make test-fast` the sample)."""
+    outside the chapter's `fast_sample` are marked slow (`make test-fast` runs the sample), and outside
+    SAMPLE_CHAPTERS also exhaustive (`make test` runs every fixture of one chapter of each kind, CI all of them)."""
     params = []
     for chapter in CHAPTERS:
         names = sorted(chapter.expected) if kind == "bugs" else [path.stem for path in chapter.correct]
         sample = fast_sample(chapter) if kind == "bugs" else set(names)
         params += [pytest.param(chapter, name, id=f"{chapter.marker}-{name}",
-                                marks=[getattr(pytest.mark, chapter.marker)] + ([] if name in sample else [pytest.mark.slow]))
+                                marks=[getattr(pytest.mark, chapter.marker)] + ([] if name in sample else every(chapter)))
                    for name in names]
     return params
+
+
+def every(chapter):
+    """The marks of a property repeated over every fixture of `chapter` (its sample aside): slow, and exhaustive
+    outside SAMPLE_CHAPTERS."""
+    return [pytest.mark.slow] + ([] if chapter.id in SAMPLE_CHAPTERS else [pytest.mark.exhaustive])
+
+
+def each_chapter_and_fixtures():
+    """pytest parameters (chapter, "sample" | "every"): a property on the chapter's `fast_sample` (every run), and on
+    every fixture (marked as `every` says)."""
+    return [pytest.param(chapter, fixtures, id=f"{fixtures}-{chapter.marker}",
+                         marks=[getattr(pytest.mark, chapter.marker)] + (every(chapter) if fixtures == "every" else []))
+            for fixtures in ("sample", "every") for chapter in CHAPTERS]
 
 
 @functools.lru_cache(maxsize=None)

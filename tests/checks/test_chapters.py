@@ -15,7 +15,7 @@ from grader.checks.discovery import declared_budget
 from grader.checks.framework import Check, UndeclaredCase, Verdict, judge
 from tests.conftest import floats_in
 
-from .chapters import each_chapter, each_fixture, fast_sample, grade, total
+from .chapters import each_chapter, each_chapter_and_fixtures, each_fixture, fast_sample, grade, total
 
 pytestmark = pytest.mark.checks
 
@@ -149,12 +149,11 @@ def _hidden_messages(chapter, only=None):
                 yield path.stem, result.name, result.message
 
 
-@pytest.mark.parametrize("chapter", each_chapter())
-@pytest.mark.parametrize("fixtures", ["sample", pytest.param("every", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("chapter, fixtures", each_chapter_and_fixtures())
 def test_hidden_diagnoses_never_contain_hidden_values(chapter, fixtures):
     """No 3+-decimal number in a hidden check's message is a hidden reference value; no hidden seed or input shape.
-    On every fixture in `make test`; in `make test-fast`, on the stub, the solution and the chapter's `fast_sample`
-    (which between them fail every check)."""
+    On the stub, the solution and the chapter's `fast_sample` (which between them fail every check) in every run; on
+    every fixture in `make test` (SAMPLE_CHAPTERS) and `make test-exhaustive` (the others)."""
     reference = json.loads(_reference_path(chapter).read_text(encoding="utf-8"))
     values = [v for case in _hidden_cases(chapter) for v in floats_in(reference["cases"][case])]
     assert values, "the hidden cases should have reference values"

@@ -6,7 +6,7 @@ import pytest
 
 from grader.checks import scoresheet
 
-from .chapters import CHAPTERS, fast_sample, grade
+from .chapters import CHAPTERS, each_chapter_and_fixtures, fast_sample, grade
 
 pytestmark = pytest.mark.checks
 
@@ -24,10 +24,10 @@ def named(chapter):
     return {name: bug for name, bug in chapter.expected.items() if bug.first is not None}
 
 
-@pytest.mark.parametrize("chapter", [pytest.param(c, id=c.marker, marks=getattr(pytest.mark, c.marker)) for c in CHAPTERS])
-@pytest.mark.parametrize("fixtures", ["sample", pytest.param("every", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("chapter, fixtures", each_chapter_and_fixtures())
 def test_the_first_cause_is_the_tables_bug(chapter, fixtures):
-    """On every named row in `make test`; in `make test-fast`, on the rows of the chapter's `fast_sample`."""
+    """On the rows of the chapter's `fast_sample` in every run; on every named row in `make test` (SAMPLE_CHAPTERS)
+    and `make test-exhaustive` (the others)."""
     bugs = chapter.contract.bugs
     rows = named(chapter)
     if fixtures == "sample":
