@@ -200,7 +200,7 @@ class Pristine:
             return False
 
 
-PLAIN = (bool, int, float, str, type(None))
+_PLAIN = (bool, int, float, str, type(None))
 
 
 def _layout(module):
@@ -214,7 +214,7 @@ def _signature(value):
     tensor or None nothing (an output such as `attn`, None until the first forward), any other object its identity."""
     if value is None or isinstance(value, torch.Tensor):
         return ("output",)
-    if isinstance(value, PLAIN):
+    if isinstance(value, _PLAIN):
         return ("value", type(value), value)
     if isinstance(value, (dict, list, set, tuple)):
         return ("container", id(value), len(value))

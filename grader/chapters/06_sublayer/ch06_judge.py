@@ -315,12 +315,8 @@ def initial_values_problem(evidence, case):
 
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
-    expected = decode(evidence.reference(case)["result"])
-    if not close(output, expected):
-        initial = initial_values_problem(evidence, case)
-        if initial:
-            return initial
-    return module_judge.output_problem(evidence, case, output, MODELS, values=precision_lost)
+    problem = module_judge.output_problem(evidence, case, output, MODELS, values=precision_lost)
+    return problem and (initial_values_problem(evidence, case) or problem)
 
 
 # ----------------------------------------------------------------------------- checks
