@@ -67,6 +67,13 @@ BUGS = {
     "pe_positions_normalised": "위치 pos를 max_len 등으로 나눠 0~1 사이로 정규화했습니다. 각도는 pos · div_term이고 "
     "pos는 0, 1, 2, … 정수 위치 그대로 씁니다. 나누면 열마다 거의 돌지 않아 위치끼리 잘 구별되지 않고, 같은 위치의 "
     "값이 max_len에 따라 달라집니다.",
+    "pe_positions_from_one": "위치를 1부터 셌습니다: 표의 i번째 행이 위치 i+1의 값이라 모든 행이 한 칸씩 밀렸습니다. "
+    "첫 행은 위치 0의 값, 곧 sin(0) = 0과 cos(0) = 1이 번갈아 나오는 [0, 1, 0, 1, …]이어야 합니다: "
+    "position = torch.arange(0, max_len)처럼 0부터 세세요.",
+    "pe_no_exp": "div_term에 exp를 씌우지 않았습니다. -(2i)·log(10000)/d_model은 주파수의 로그이므로, 그대로 쓰면 "
+    "주파수가 0과 음수가 됩니다(첫 두 열은 위치와 상관없이 0과 1). torch.exp(…)로 주파수 1/10000^(2i/d_model)을 만드세요.",
+    "pe_odd_exponent": "div_term의 지수에 짝수 번호 2i = 0, 2, 4, … 대신 홀수 번호 1, 3, 5, …를 썼습니다. 그러면 첫 두 열의 "
+    "주파수부터 1이 아닙니다. torch.arange(0, d_model, 2)처럼 0부터 2씩 세세요.",
     "pe_frequencies": "첫 두 열(주파수 1인 sin, cos)은 맞는데 뒤 열들이 다릅니다. 열 쌍마다의 주파수 div_term을 "
     "확인하세요: 2i번과 2i+1번 열의 주파수는 1/10000^(2i/d_model)입니다.",
     "position_not_column": "pe 표를 만들다가 모양이 맞지 않아 오류가 났습니다: 위치 position(max_len개)과 주파수 "

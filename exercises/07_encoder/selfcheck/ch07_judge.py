@@ -80,6 +80,12 @@ BUGS = {
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",
+    "ff_result_unused": "피드포워드 부분층의 결과를 버렸습니다. self.sublayer[1](x, self.feed_forward)를 부르기만 하고 "
+    "어텐션 부분층의 결과를 돌려줘서, 층의 출력에 피드포워드가 빠졌습니다. 피드포워드 부분층이 돌려준 값을 층의 "
+    "출력으로 돌려주세요.",
+    "layer_output_discarded": "층의 출력을 버렸습니다. 루프에서 layer(x, mask)를 부르기만 하고 결과를 x에 다시 넣지 않아, "
+    "Encoder의 출력이 입력 x에 self.norm을 건 값뿐입니다. 층이 돌려준 값을 x에 다시 넣어 다음 층의 입력으로 "
+    "넘기세요.",
     "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
     "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
     "padding_leak": "EncoderLayer의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 "

@@ -62,6 +62,9 @@ BUGS = {
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
     "confidence_value": "정답 칸의 값이 confidence = 1 - smoothing이 아닙니다(smoothing을 그대로 넣은 것 같습니다). "
     "__init__에서 1에서 smoothing을 뺀 값을 confidence로 저장하고 scatter_로 정답 칸에 넣으세요.",
+    "scatter_after_padding": "padding 열과 padding 행을 0으로 만든 다음에 scatter_로 정답 칸에 confidence를 넣었습니다. "
+    "그러면 target이 padding인 행에도 padding 칸에 confidence가 다시 들어가(padding 열의 0도 덮어써서) 그 행이 loss에 "
+    "들어갑니다. 순서대로 하세요: fill_ → scatter_ → padding 열을 0 → padding 행을 0.",
     "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "

@@ -79,6 +79,12 @@ BUGS = {
     "norm_first": "마지막 정규화를 층들보다 먼저 적용했습니다. self.norm은 모든 층을 지난 뒤 한 번 적용합니다.",
     "norm_every_layer": "마지막 정규화(self.norm)를 층마다 적용했습니다. 각 층은 안에서 이미 정규화하므로, self.norm은 "
     "모든 층을 지난 뒤 한 번만 적용합니다.",
+    "ff_result_unused": "피드포워드 부분층의 결과를 버렸습니다. self.sublayer[1](x, self.feed_forward)를 부르기만 하고 "
+    "어텐션 부분층의 결과를 돌려줘서, 층의 출력에 피드포워드가 빠졌습니다. 피드포워드 부분층이 돌려준 값을 층의 "
+    "출력으로 돌려주세요.",
+    "layer_output_discarded": "층의 출력을 버렸습니다. 루프에서 layer(x, mask)를 부르기만 하고 결과를 x에 다시 넣지 않아, "
+    "Encoder의 출력이 입력 x에 self.norm을 건 값뿐입니다. 층이 돌려준 값을 x에 다시 넣어 다음 층의 입력으로 "
+    "넘기세요.",
     "attn_result_unused": "self-attention 부분층의 결과를 버렸습니다. 피드포워드 부분층에는 어텐션 부분층의 출력을 "
     "넘겨야 합니다. 어텐션 부분층의 결과로 x를 바꾼 뒤 피드포워드 부분층에 넘기세요.",
     "padding_leak": "EncoderLayer의 self-attention이 padding 토큰(key)에 0이 아닌 가중치를 줍니다. padding mask가 "
@@ -110,11 +116,12 @@ RULES = [("has no attribute 'size'", "size_missing"), ("object is not callable",
 
 LAYER_BUGS = (None, "mask_not_passed", "sublayers_swapped", "sublayer_indices_swapped", "sublayer_reused",
               "lambda_ignores_argument", "attn_result_unused", "ff_not_wrapped", "double_residual",
-              "double_residual_attn", "double_residual_ff")
+              "double_residual_attn", "double_residual_ff", "ff_result_unused")
 LABELS = {"double_residual_attn": "double_residual", "double_residual_ff": "double_residual",  # model → bug key
           "norm_every_layer_and_final": "norm_every_layer"}
 ENCODER_BUGS = ("no_final_norm", "layers_not_chained", "return_in_loop", "first_layer_only", "norm_first",
-                "norm_every_layer", "norm_every_layer_and_final", "layers_reversed", "encoder_residual")
+                "norm_every_layer", "norm_every_layer_and_final", "layers_reversed", "encoder_residual",
+                "layer_output_discarded")
 
 
 def layer_names(spec, prefix=""):
@@ -184,6 +191,8 @@ def encoder_layer(spec, w, prefix, x, mask, dropout, bug=None):
     for index, (step, place) in enumerate(zip(steps, places)):
         if bug == "ff_not_wrapped" and index == 1:
             return step(x)
+        if bug == "ff_result_unused" and index == 1:  # the feed-forward sublayer ran; its result was dropped
+            return x
         norm = f"{prefix}sublayer.{place}.norm."
         start = given if bug == "attn_result_unused" else x
         x = (start if index in doubled else 0) + start + dropout(step(layer_norm(w, norm, start)))
@@ -210,6 +219,7 @@ def encoder(spec, w, x, mask, dropout, bug=None):
         given = x if bug == "layers_not_chained" else out
         out = layer(spec, w, f"layers.{source}.", given, mask, dropout, layer_bug)
         out = given + out if bug == "encoder_residual" else out
+        out = given if bug == "layer_output_discarded" else out  # layer(x, mask) called, its result dropped
         out = layer_norm(w, "norm.", out) if bug in ("norm_every_layer", "norm_every_layer_and_final") else out
     return out if bug in ("no_final_norm", "norm_first", "norm_every_layer") else layer_norm(w, "norm.", out)
 

@@ -61,6 +61,9 @@ BUGS = {
     "0으로 채웁니다(index_fill_ 또는 masked_fill).",
     "confidence_value": "정답 칸의 값이 confidence = 1 - smoothing이 아닙니다(smoothing을 그대로 넣은 것 같습니다). "
     "__init__에서 1에서 smoothing을 뺀 값을 confidence로 저장하고 scatter_로 정답 칸에 넣으세요.",
+    "scatter_after_padding": "padding 열과 padding 행을 0으로 만든 다음에 scatter_로 정답 칸에 confidence를 넣었습니다. "
+    "그러면 target이 padding인 행에도 padding 칸에 confidence가 다시 들어가(padding 열의 0도 덮어써서) 그 행이 loss에 "
+    "들어갑니다. 순서대로 하세요: fill_ → scatter_ → padding 열을 0 → padding 행을 0.",
     "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
@@ -158,6 +161,12 @@ def smoothing_step(spec, x, target, way):
         dist.fill_(smoothing / (spec.size - 2))
     dist[:, spec.padding_idx] = 0
     rows = target != spec.padding_idx if way == "rows_inverted" else target == spec.padding_idx
+    if way == "scatter_after_padding":  # the padding column and rows zeroed first, then the confidence scattered
+        dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
+        dist[:, spec.padding_idx] = 0
+        dist[rows] = 0
+        dist.scatter_(1, index, confidence)
+        return {"true_dist": dist, "loss": torch.nn.functional.kl_div(x, dist, reduction="sum")}
     if way == "rows_index_column":  # nonzero() never squeezed: (rows, 1)
         index = rows.nonzero()
     elif way == "rows_index_unsqueezed":  # nonzero().squeeze().unsqueeze(1): 2-D, or an IndexError for one row
@@ -175,7 +184,7 @@ SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatt
                    "rows_inverted": "pad_rows_inverted", "scatter_row": "scatter_index_shape",
                    "scatter_flat": "scatter_index_shape", "rows_index_column": "pad_rows_index",
                    "rows_index_unsqueezed": "pad_rows_index", "scatter_added": "confidence_added",
-                   "log_target": "log_target"}
+                   "log_target": "log_target", "scatter_after_padding": "scatter_after_padding"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):

@@ -19,6 +19,8 @@ EXPECTED = {
     "pe_div_term_sign": fails(50, PE_OUTPUTS, "pe_div_sign"),  # exp(+2i·log(10000)/d)
     # pos · 10000^(2i/d) written as a power: the first sin/cos pair is right, the later ones are not
     "pe_frequency_power": fails(50, PE_OUTPUTS, "pe_frequencies"),
+    "pe_no_exp": fails(50, PE_OUTPUTS, "pe_no_exp"),  # div_term = arange(0, d, 2) * -(log(10000) / d), no exp
+    "pe_odd_exponent": fails(50, PE_OUTPUTS, "pe_odd_exponent"),  # arange(1, d + 1, 2): exponents 1, 3, 5, …
     # same outputs: only the module's structure shows these two
     "pe_parameter": fails(85, {"pe_structure"}, "pe_parameter"),  # nn.Parameter(pe, requires_grad=False)
     "pe_plain_tensor": fails(85, {"pe_structure"}, "pe_not_registered"),  # self.pe = pe
@@ -40,7 +42,7 @@ EXPECTED = {
     # register_buffer("pe", pe, persistent=False): a buffer, but not in the state_dict
     "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_persistent"),
     # arange(1, max_len + 1): positions counted from 1, every row one position off
-    "near_position_from_1": Bug(50, dict.fromkeys(PE_OUTPUTS, ())),
+    "near_position_from_1": fails(50, PE_OUTPUTS, "pe_positions_from_one"),
     # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off, named by the structure and by the train outputs
     "near_dropout_p": fails(65, TRAIN | {"pe_structure"}, "dropout_module"),
     # position = torch.arange(0, max_len): (max_len,) * (d_model/2,) fails while the table is built

@@ -61,6 +61,8 @@ EXPECTED = {
     # self.norm = nn.LayerNorm(layer.size): a final norm, but torch's (weight/bias), not the chapter's (a_2/b_2)
     "torch_layernorm_final": fails(45, ENCODER, "torch_layernorm"),
     "ff_not_wrapped": fails(75, LAYER_OUTPUTS, "ff_not_wrapped"),  # return self.feed_forward(x): no third SublayerConnection
+    "ff_result_unused": fails(75, LAYER_OUTPUTS, "ff_result_unused"),  # self.sublayer[1](x, ...) called, x returned
+    "layer_output_discarded": fails(55, ENCODER_OUTPUTS, "layer_output_discarded"),  # layer(x, mask), result dropped
     # x = x + self.sublayer[0](…), return x + self.sublayer[1](…): SublayerConnection already adds the residual
     "double_residual": fails(75, LAYER_OUTPUTS, "double_residual"),
     "double_residual_ff": fails(75, LAYER_OUTPUTS, "double_residual"),  # only on the feed-forward sublayer

@@ -37,6 +37,9 @@ EXPECTED = {
     "confidence_is_smoothing": fails(50, SMOOTHING | {"ls_attributes"}, "confidence_value",
                                      ls_attributes=()),  # self.confidence = smoothing
     "fill_after_scatter": fails(55, SMOOTHING, "fill_after_scatter"),  # fill_ after scatter_: no confidence left
+    # padding column and rows zeroed first, then scatter_: the padding rows get their confidence back; half the hidden
+    # credit (one hidden target has no padding)
+    "scatter_after_padding": fails(65, SMOOTHING, "scatter_after_padding"),
     # scatter_(0, …): on ls_demo only the padding column is written (as fill_after_scatter), ls_batch tells them apart;
     # an index error on the hidden input with more classes than rows
     "scatter_dim0": fails(55, SMOOTHING, "scatter_dim"),
