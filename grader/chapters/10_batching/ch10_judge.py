@@ -41,6 +41,9 @@ BUGS = {
     "디코더 입력은 마지막 토큰을 뺀 tgt, 정답은 첫 토큰을 뺀 tgt로 한 칸 어긋나게 나누세요.",
     "shift_swapped": "self.tgt와 self.tgt_y가 바뀌었습니다. 디코더 입력은 시작 토큰부터인 tgt[:, :-1], 정답은 "
     "tgt[:, 1:]입니다.",
+    "tgt_rows_sliced": "tgt를 첫 축(batch 축)에서 잘랐습니다(tgt[:-1], tgt[1:]): 토큰이 아니라 문장을 하나씩 빼서, 디코더 "
+    "입력과 정답이 서로 다른 문장이 되었습니다. 두 번째 축(토큰 축)을 자르세요: 디코더 입력은 마지막 토큰을 뺀 "
+    "tgt[:, :-1], 정답은 첫 토큰을 뺀 tgt[:, 1:]입니다.",
     "tgt_shifted_too": "self.tgt가 self.tgt_y와 같습니다: 디코더 입력도 첫 토큰을 빼고 잘랐습니다(tgt[:, 1:]). 디코더 "
     "입력은 시작 토큰으로 시작하고 마지막 토큰만 뺀 tgt[:, :-1], 정답은 첫 토큰을 뺀 tgt[:, 1:]로 한 칸 어긋나야 합니다.",
     "src_mask_only_with_tgt": "tgt 없이 만든 Batch에 self.src_mask가 없습니다: src_mask를 tgt가 있을 때만 실행되는 if 블록 안에서 "
@@ -127,12 +130,13 @@ SHIFTS = {  # (self.tgt, self.tgt_y) as slices of tgt
     "tgt_y_from_trimmed": (slice(None, -1), slice(1, -1)),  # self.tgt_y = self.tgt[:, 1:]
     "tgt_shifted_too": (slice(1, None), slice(1, None)),  # self.tgt = tgt[:, 1:] as well
 }
+ROW_SHIFTS = {"tgt_rows_sliced": (slice(None, -1), slice(1, None))}  # tgt[:-1], tgt[1:]: the batch axis cut
 KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done another way
     ("src_mask_flat", "src_mask", "flat"),
     ("src_mask_rows", "src_mask", "rows"),
     ("mask_inverted", "src_mask", "inverted"),
     ("src_mask_front", "src_mask", "front"),
-    *[(shift, "shift", shift) for shift in SHIFTS if shift != "ok"],
+    *[(shift, "shift", shift) for shift in [*SHIFTS, *ROW_SHIFTS] if shift != "ok"],
     ("tgt_mask_no_padding", "tgt_mask", "no_padding"),
     ("tgt_mask_no_causal", "tgt_mask", "no_causal"),
     ("tgt_mask_rows", "tgt_mask", "rows"),
@@ -205,8 +209,12 @@ def batch(src, tgt, pad, src_mask="ok", shift="ok", tgt_mask="ok", mask_from="tg
     out = {"src": src, "src_mask": _padding(src, pad, src_mask)}
     if tgt is None:
         return out
-    first, second = SHIFTS[shift]
-    out["tgt"], out["tgt_y"] = tgt[:, first], tgt[:, second]
+    if shift in ROW_SHIFTS:
+        first, second = ROW_SHIFTS[shift]
+        out["tgt"], out["tgt_y"] = tgt[first], tgt[second]
+    else:
+        first, second = SHIFTS[shift]
+        out["tgt"], out["tgt_y"] = tgt[:, first], tgt[:, second]
     source = {"tgt": out["tgt"], "tgt_y": out["tgt_y"], "full": tgt}[mask_from]
     out["tgt_mask"] = _std_mask(source, pad, tgt_mask)
     out["ntokens"] = _ntokens(out["tgt_y"], out["tgt"], tgt, pad, ntokens, src)
