@@ -83,8 +83,9 @@ CASES = {
                   "getter_fn(model, 1)이 attn (2, 3, 6, 8)을 돌려줌", kind="layer", seed=1404, h=3, cols=8,
                   max_dim=5),
     ### BEGIN HIDDEN TESTS
+    # A middle layer: neither the first nor the last (layers[0] and layers[-1] both ignore `layer`).
     "hidden_getters": Case(visible=False, text="숨겨진 getter 입력 (다른 모델 크기와 층)", kind="getters", seed=881_401,
-                           vocab=9, N=3, d_model=24, d_ff=40, h=3, layer=2, src_length=6, tgt_length=8),
+                           vocab=9, N=3, d_model=24, d_ff=40, h=3, layer=1, src_length=6, tgt_length=8),
     "hidden_fill": Case(visible=False, text="숨겨진 fill_attention 입력 (다른 모델 크기, src, max_len)", kind="fill",
                         seed=881_402, vocab=13, N=3, d_model=24, d_ff=40, h=2, dropout=0.2, src_length=9,
                         tgt_length=8),

@@ -18,6 +18,8 @@ EXPECTED = {
     # the getters: one of three wrong costs a third of each getter check
     "getter_src_returns_self": fails(91.6667, GETTERS, "getter_kind"),  # get_decoder_src → self_attn
     "getters_layer_zero": fails(75, GETTERS, "getter_layer"),  # layers[0] whatever the layer
+    # layers[-1] whatever the layer: right on the visible case (its last layer), wrong on the hidden middle layer
+    "getters_last_layer": fails(96.6667, {"hidden_getters"}, "getter_layer"),
     "getters_return_module": fails(75, GETTERS, "getter_not_attn"),  # ….self_attn, not ….self_attn.attn
     # fill_attention
     "fill_train_mode": fails(80, FILL, "train_mode"),  # no model.eval(): dropout in the maps
