@@ -43,6 +43,8 @@ BUGS = {
     "backward할 수 있게 돌려주세요.",
     "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
     "토큰당 손실이 되고, 기울기의 크기도 일정해집니다: self.criterion(...) / norm.",
+    "loss_multiplied": "손실에 norm을 곱했습니다. criterion의 합계를 토큰 수(norm)로 나눠야 토큰당 손실이 됩니다: "
+    "곱하기(*)가 아니라 나누기(/)입니다.",
     "loss_graph": "SimpleLossCompute의 첫 값(기록용 합계 손실)이 계산 그래프를 붙든 채입니다. 이 값을 run_epoch가 계속 "
     "더하면 모든 batch의 그래프가 메모리에 남습니다. sloss.data * norm처럼 그래프를 떼어 낸 값을 돌려주세요.",
     "loss_node_detached": "SimpleLossCompute의 둘째 값에 계산 그래프가 없어 backward를 부를 수 없습니다. 둘째 값은 "
@@ -300,6 +302,8 @@ def loss_problem(evidence, case):
     found, wanted = number(node), number(want_node)
     if near(found, wanted * norm):
         return BUGS["loss_not_divided"]
+    if near(found, wanted * norm * norm):  # criterion(...) * norm: multiplied where it should divide
+        return BUGS["loss_multiplied"]
     if not near(found, wanted):
         if near(found, wanted / norm):  # sloss / norm, sloss already divided; the first value is named too if wrong
             first_right = near(number(total), number(want_total))
