@@ -26,6 +26,9 @@ from .framework import Check, Finding, each_case
 
 BUGS = {
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(13)"),
+    "memory_not_encoded": "model.decode에 넘긴 memory가 model.encode(src, src_mask)가 돌려준 값이 아닙니다(source를 "
+    "임베딩만 했거나 다른 텐서를 넘겼습니다). decoder의 source-attention은 encoder가 만든 memory를 읽습니다: 처음에 "
+    "encode로 memory를 한 번 만들고, 매 step 그 memory를 decode의 첫 인자로 넘기세요.",
     "not_tensor": "greedy_decode는 지금까지 고른 토큰을 담은 정수 텐서 ys ((1, max_len) 모양)를 돌려줘야 합니다: return ys",
     "float_ys": "ys가 정수가 아니라 실수(float) 텐서입니다. torch.zeros(1, 1)은 float이라서, 토큰 번호로 쓰려면 src와 같은 정수 "
     "자료형으로 바꿔야 합니다: .type_as(src.data). 실수 토큰은 임베딩(nn.Embedding)에 넣을 수 없습니다.",
@@ -138,13 +141,15 @@ def masks_mixed(decoder):
 
 def hooks_problem(calls, error=False, visible=False):
     """A bug the hooks saw (Korean) or None: the generator never called after a decoder call that returned, a target
-    other than the ys so far, the source mask given as the target mask, a source mask other than the given one, a target mask other than the causal one."""
+    other than the ys so far, the source mask given as the target mask, a source mask other than the given one (or a memory the encoder did not return), a target mask other than the causal one."""
     if any(call.get("done", True) for call in calls["decoder"]) and not calls["generator"]:
         return BUGS["generator_skipped"]
     target = target_problem(calls["decoder"], visible)
     mixed = target or masks_mixed(calls["decoder"])
     if mixed or error:
         return mixed
+    if any(call.get("memory") == "other" for call in calls["decoder"]):
+        return BUGS["memory_not_encoded"]
     if any(call["src_mask"] != "given" for call in calls["encoder"] + calls["decoder"]):
         return BUGS["source_mask"]
     masks = {call["tgt_mask"] for call in calls["decoder"]} - {"causal"}

@@ -220,12 +220,14 @@ class Spy:
         self.calls = {"encoder": [], "decoder": [], "generator": [], "target": []}
         self.src_mask = None
         self.decoder_calls = 0
+        self.memories = []  # what the encoder returned (at most MAX_CALLS), to tell a decoder's memory apart
 
     @contextlib.contextmanager
     def watching(self, model, src_mask):
         """Hook `model` while the block runs."""
         self.src_mask = src_mask
         handles = [model.encoder.register_forward_pre_hook(self.on_encoder, with_kwargs=True),
+                   model.encoder.register_forward_hook(self.on_encoded),
                    model.decoder.register_forward_pre_hook(self.on_decoder, with_kwargs=True),
                    model.decoder.register_forward_hook(self.on_decoded),
                    model.generator.register_forward_hook(self.on_generator)]
@@ -246,6 +248,18 @@ class Spy:
         mask = args[1] if len(args) > 1 else kwargs.get("mask")
         self.keep("encoder", {"src_mask": mask_kind(mask, self.src_mask, "given")})
 
+    def on_encoded(self, module, args, output):
+        if len(self.memories) < MAX_CALLS:
+            self.memories.append(output)
+
+    def memory_kind(self, memory):
+        """"encoded" when the decoder got a tensor the encoder returned (or an equal copy of one), else "other"."""
+        for encoded in self.memories:
+            if memory is encoded or (isinstance(memory, torch.Tensor) and isinstance(encoded, torch.Tensor)
+                                     and memory.shape == encoded.shape and torch.equal(memory, encoded)):
+                return "encoded"
+        return "other"
+
     def on_decoder(self, module, args, kwargs):
         names = ("x", "memory", "src_mask", "tgt_mask")
         values = dict(zip(names, args), **kwargs)
@@ -261,7 +275,7 @@ class Spy:
                                            or mask_kind(src_mask, self.src_mask, "given")),
                               "tgt_mask": (other_kind(tgt_mask, causal, {"source": given})
                                            or mask_kind(tgt_mask, causal, "causal")),
-                              "done": False})
+                              "memory": self.memory_kind(values.get("memory")), "done": False})
 
     def on_decoded(self, module, args, output):
         """The decoder's call returned (a call that raised stays not done)."""

@@ -13,6 +13,7 @@ MASKED = frozenset({"source_mask", "hidden_random"})  # the sources with padding
 EXPECTED = {
     # the next token read from the wrong place or picked the wrong way: every decoded sequence changes
     "first_position": fails(20, TOKENS, "first_position"),  # out[:, 0]
+    "memory_embedded": fails(20, TOKENS, "memory_not_encoded"),  # memory = model.src_embed(src): never encoded
     "argmin": fails(20, TOKENS, "argmin"),
     "argmax_batch_axis": fails(20, TOKENS, "batch_axis"),  # torch.max(prob, dim=0): token 0 every step
     "generator_skipped": fails(7.5, EVERYTHING, "generator_skipped"),  # argmax over d_model: mostly an IndexError
