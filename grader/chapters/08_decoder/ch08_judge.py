@@ -37,6 +37,9 @@ BUGS = {
     "source attention에는 src_mask(memory의 padding 가리기, (batch, 1, S))를 넘기세요.",
     "memory_ignored": "source attention이 encoder의 memory를 쓰지 않습니다(self.src_attn(x, x, x, …)). "
     "key와 value는 memory입니다: self.src_attn(x, memory, memory, src_mask).",
+    "memory_normalised": "source attention의 key와 value에 memory를 LayerNorm으로 정규화해서 넘겼습니다. SublayerConnection의 "
+    "정규화는 decoder의 x에만 겁니다. memory는 Encoder의 마지막 LayerNorm을 이미 거쳤으므로, key와 value에는 encoder가 준 "
+    "memory를 그대로 넘기세요.",
     "memory_as_query": "source attention에서 memory를 query로 썼습니다. query는 decoder의 x, key와 value가 memory입니다: "
     "self.src_attn(x, memory, memory, src_mask). 출력의 위치 수는 query(target)의 길이를 따라야 합니다.",
     "third_sublayer": "세 번째 sublayer(feed forward)가 없거나 잔차 연결 없이 쓰였습니다. DecoderLayer의 sublayer는 self-attention, source "
@@ -315,7 +318,8 @@ MODELS = BugModels("ch08", same=same_output, bugs=BUGS, student=_student, tie_br
 # loop handed the layers (layer(x, memory, src_mask, None), self.norm(memory), …) caused it, so it is named there.
 LOOP_BUGS = {"tgt_mask_not_passed": "loop_tgt_mask_not_passed", "src_mask_not_passed": "loop_src_mask_not_passed",
              "masks_swapped": "loop_masks", "self_attn_src_mask": "loop_masks", "src_attn_tgt_mask": "loop_masks",
-             "memory_ignored": "loop_memory_changed", "memory_not_key_value": "loop_memory_changed"}
+             "memory_ignored": "loop_memory_changed", "memory_not_key_value": "loop_memory_changed",
+             "memory_normalised": "loop_memory_changed"}
 
 
 def in_loop(case, bug):
@@ -383,6 +387,8 @@ def _source_bug(call):
     if call.get("query") == "input:memory":
         return "memory_as_query"
     sides = (call.get("key"), call.get("value"))
+    if "input:memory" not in sides and all(side and side.endswith("norm") for side in sides):
+        return "memory_normalised"  # a LayerNorm's output: the sublayer's norm put on the memory too
     if "input:memory" not in sides:
         return "memory_ignored"
     return "memory_not_key_value" if sides != ("input:memory", "input:memory") else None

@@ -18,6 +18,7 @@ EXPECTED = {
     # self_attn(x, x, x, src_mask), src_attn(x, m, m, tgt_mask): an error where S ≠ T, wrong values where S = T
     "masks_swapped": fails(65, LAYER, "masks_swapped"),
     "memory_ignored": fails(65, LAYER, "memory_ignored"),  # src_attn(x, x, x, src_mask)
+    "memory_normalised": fails(65, LAYER, "memory_normalised"),  # src_attn(x, norm(m), norm(m), src_mask)
     "memory_as_query": fails(65, LAYER, "memory_as_query"),  # src_attn(m, x, x, src_mask)
     "self_attn_for_source": fails(65, LAYER, "self_attn_for_source"),  # self_attn(x, m, m, src_mask): src_attn unused
     "sublayer_reused": fails(65, LAYER, "sublayer_reused"),  # sublayer[1] around the feed forward too (three made)
