@@ -10,6 +10,38 @@ run, and each one is noted.
 RUN_BODY = {"time", "timeit", "capture", "prun"}
 # Line magics that run their line in the notebook's namespace (`%time x = f()` defines x); `%timeit` does not.
 RUN_LINE = {"time", "prun"}
+# Cell magics that keep the cell as a file (Jupyter runs none of it as Python either).
+SAVE_BODY = {"writefile", "file"}
+
+
+def _definitions(cell):
+    """The functions and classes the top level of `cell` defines, in order (read as IPython would rewrite it, not run;
+    none if it does not parse)."""
+    import ast
+
+    try:
+        tree = ast.parse(translate(cell))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, IPythonMissing):
+        return []
+    return [node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
+def unrun_body(name, line, defined):
+    """The note for a cell magic whose body Jupyter does not run as Python (`%%writefile`, `%%bash`, …) when that body
+    defines functions or classes: they do not exist afterwards, here as in Jupyter (the score shows it)."""
+    names = ", ".join(f"`{each}`" for each in defined[:5]) + (" 등" if len(defined) > 5 else "")
+    does = ("셀을 파일로 저장할 뿐 셀의 코드를 실행하지 않습니다" if name in SAVE_BODY
+            else "셀을 파이썬 코드로 실행하지 않습니다")
+    what = f"%%{name} {line}".strip()
+    return (f"`{what}`: 셀 매직 `%%{name}`은 {does}(Jupyter에서도 같습니다). 그래서 이 셀의 "
+            f"{names}이(가) 만들어지지 않았습니다. 셀의 코드를 실행하려면 셀 맨 윗줄의 `%%{name}` 줄을 지우세요.")
+
+
+def run_elsewhere(line):
+    """The note for `%run FILE`: the file is not part of the submission, so what it defines does not exist here."""
+    return (f"`%run {line.strip()}`: 다른 파일을 실행하는 `%run`은 채점과 자가 점검에서 실행하지 않습니다. 채점은 이 노트북 "
+            "하나만 받으므로 그 파일이 만드는 함수와 클래스는 없습니다. 필요한 코드는 노트북의 코드 셀에 직접 쓰세요.")
 
 
 def display(*objects, **_options):
@@ -123,20 +155,22 @@ class SkippingShell:
         self.user_ns = namespace
         self.notes = notes
 
-    def _skip(self, what, body_runs=False):
+    def _skip(self, what, body_runs=False, note=None):
         done = "명령만 건너뛰고 셀의 코드는 실행합니다" if body_runs else "실행하지 않고 건너뜁니다"
-        note = f"`{what.strip()}`: IPython 명령은 채점과 자가 점검에서 {done} (점수에는 영향이 없습니다)."
+        note = note or f"`{what.strip()}`: IPython 명령은 채점과 자가 점검에서 {done} (점수에는 영향이 없습니다)."
         if note not in self.notes:
             self.notes.append(note)
 
     def run_line_magic(self, name, line, _stack_depth=1):
         name = name.lstrip("%")
-        self._skip(f"%{name} {line}", body_runs=name in RUN_LINE)
+        self._skip(f"%{name} {line}", body_runs=name in RUN_LINE, note=run_elsewhere(line) if name == "run" else None)
         if name in RUN_LINE:
             exec(compile(line, f"<%{name}>", "exec"), self.user_ns)  # `%time x = f()` defines x, as in Jupyter
 
     def run_cell_magic(self, name, line, cell):
-        self._skip(f"%%{name} {line}", body_runs=name in RUN_BODY)
+        defined = [] if name in RUN_BODY else _definitions(cell)
+        self._skip(f"%%{name} {line}", body_runs=name in RUN_BODY,
+                   note=unrun_body(name, line, defined) if defined else None)
         if name in RUN_BODY:
             exec(compile("\n" + cell, f"<%%{name}>", "exec"), self.user_ns)  # line numbers as in the cell
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from grader.checks import chapter as load_chapter
-from grader.checks import in_process, loading, scoresheet, tracks
+from grader.checks import in_process, ipython, loading, scoresheet, tracks
 from grader.checks.__main__ import FileChoiceError, default_file, main as selfcheck_main
 from tests.conftest import PYTHON, ROOT
 
@@ -293,7 +293,8 @@ def test_check_cells_in_jupyter_name_the_cell_by_its_execution_number():
 
 
 def test_a_timed_cell_still_defines_its_functions(tmp_path):
-    """A helper cell that starts with `%%time` runs its body (the helper exists); `%%writefile` does not run."""
+    """A helper cell that starts with `%%time` runs its body (the helper exists); `%%writefile` does not run, and its
+    note names the function that therefore does not exist (never "no effect on the score")."""
     helper = "%%time\n" + CH01_HELPER.replace("files = !ls\n%matplotlib inline\n", "")
     path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
     checked, notes = in_process.check("01_attention", path)
@@ -303,7 +304,18 @@ def test_a_timed_cell_still_defines_its_functions(tmp_path):
     path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
     checked, notes = in_process.check("01_attention", path)
     assert not checked[0].passed and "my_scores" in checked[0].message
-    assert notes == ["`%%writefile scratch.py`: IPython 명령은 채점과 자가 점검에서 실행하지 않고 건너뜁니다 (점수에는 영향이 없습니다)."]
+    assert notes == [ipython.unrun_body("writefile", "scratch.py", ["my_scores"])]
+    assert "my_scores" in notes[0] and "점수에는 영향이 없습니다" not in notes[0]
+
+
+def test_a_run_magic_is_not_a_source_of_the_submission(tmp_path):
+    """`%run helpers.py` is not run (the file is not part of the submission): the helper it would define is missing, and
+    the note says why instead of "no effect on the score"."""
+    helper = "%run helpers.py\n"
+    path = student_notebook(tmp_path / "01_attention.ipynb", "01_attention", CH01_ANSWER, helper)
+    checked, notes = in_process.check("01_attention", path)
+    assert not checked[0].passed and "my_scores" in checked[0].message
+    assert notes == [ipython.run_elsewhere("helpers.py")] and "점수에는 영향이 없습니다" not in notes[0]
 
 
 def test_a_timed_line_defines_its_names(tmp_path):
