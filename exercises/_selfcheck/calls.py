@@ -48,7 +48,8 @@ def explain_error(evidence, case, error, bugs, rules=(), models=None, fallback=N
         return bugs["stub"]
     if kind == "MissingFunction":
         stopped = error.get("stopped")
-        return messages.missing(message, described(stopped) if isinstance(stopped, dict) else None)
+        return messages.missing(message, described(stopped) if isinstance(stopped, dict) else None,
+                                stopped.get("type") if isinstance(stopped, dict) else None)
     if kind == "NameError" and isinstance(error.get("stopped"), dict):
         return messages.stopped_name(runtime_error(evidence, case, error), described(error["stopped"]))
     gpu = cuda_problem(error)

@@ -67,7 +67,7 @@ def run(source, probe, case_names, bound):
         if where:
             stopped["where"] = where
         outcome["stopped"] = _stopped(stopped, below, traces)
-        notes.append(stopped_run(described(outcome["stopped"])))
+        notes.append(stopped_run(described(outcome["stopped"]), outcome["stopped"].get("type")))
     return _finished(outcome, notes, changes(bound))
 
 

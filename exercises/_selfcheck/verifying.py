@@ -16,14 +16,31 @@ def verify(chapter_id, check_name, namespace):
     declared = chapter(chapter_id)
     check = declared.check(check_name)
     track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
+    outcome = _beside(namespace)  # the grader gets the file alone: a module beside it is not there (alone.py)
     if isinstance(namespace, dict):
         namespace = types.SimpleNamespace(**namespace)
-    with torch_threads(declared.budget.threads), course_defaults():  # the chapter's threads, as in the sandbox
-        traces = {case: _run(declared.probe, namespace, case) for case in check.all_cases}
-    (result,) = tracks.results_for(judge([check], declared.probe, {"traces": traces}, references.load(declared.id)), track)
+    if outcome is None:
+        with torch_threads(declared.budget.threads), course_defaults():  # the chapter's threads, as in the sandbox
+            outcome = {"traces": {case: _run(declared.probe, namespace, case) for case in check.all_cases}}
+    (result,) = tracks.results_for(judge([check], declared.probe, outcome, references.load(declared.id)), track)
     if not result.passed:
         raise AssertionError(f"[{result.title}] {number(result.score)}/{number(result.points)}점 — {result.message}")
     print(f"통과: {result.title} ({number(result.points)}점)")
+
+
+def _beside(namespace):
+    """The grader's outcome when `namespace` (a module, or a notebook's globals in a kernel started in its folder) uses
+    a module of its own folder, which the grader does not receive; else None."""
+    import os
+
+    from .alone import missing_module_outcome
+
+    if isinstance(namespace, dict):
+        return missing_module_outcome(namespace, os.getcwd(), own=namespace.get("__name__"))
+    path = getattr(namespace, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    return missing_module_outcome(namespace, os.path.dirname(os.path.realpath(path)), own=namespace.__name__)
 
 
 def _run(probe, namespace, case):

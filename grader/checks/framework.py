@@ -267,7 +267,7 @@ def outcome_failure(outcome):
             return cuda_problem(error)
         detail = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
         where = place(error.get("where"))
-        return messages.load_error(f"{detail}{', ' + where if where else ''}")
+        return messages.load_error(f"{detail}{', ' + where if where else ''}", error.get("type"))
     if not isinstance(outcome.get("traces"), dict):
         return messages.UNREADABLE_OUTCOME
     return None

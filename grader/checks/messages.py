@@ -11,12 +11,13 @@ def stub(what, todo="TODO"):
     return f"{what}(NotImplementedError). {STUDENT_FILE}의 {todo}를 채우세요."
 
 
-def missing(names, stopped_at=None):
+def missing(names, stopped_at=None, error_type=None):
     """A function the checks call is not defined; `stopped_at`: the error a notebook's run stopped at (its cells
-    below did not run), described (`errortext.described`)."""
+    below did not run), described (`errortext.described`), of type `error_type`."""
     if stopped_at:
         return (f"{names} 함수를 찾을 수 없습니다: {stopped_at}에서 오류가 나 실행이 거기서 멈췄고, 그 아래 코드 셀은 "
-                "실행되지 않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요.")
+                "실행되지 않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요."
+                + module_hint(error_type))
     return f"{names} 함수를 찾을 수 없습니다. 함수 이름과 들여쓰기를 확인하세요."
 
 
@@ -26,14 +27,25 @@ def stopped_name(error, stopped_at):
             "않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요.")
 
 
-def stopped_run(stopped_at):
+def stopped_run(stopped_at, error_type=None):
     """The note for a notebook whose run stopped at a cell that raised (Jupyter's Run All stops there too)."""
     return (f"{stopped_at}에서 오류가 나 실행이 거기서 멈췄습니다. Jupyter의 Run All처럼 그 아래 코드 셀은 실행하지 "
-            "않고, 그 위에서 만든 함수와 클래스로 채점했습니다.")
+            "않고, 그 위에서 만든 함수와 클래스로 채점했습니다." + module_hint(error_type))
 
 
-def load_error(detail):
-    return f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
+# After a ModuleNotFoundError: the grader runs the submitted file alone, with the course's packages only.
+MODULE_HINT = (f" 채점과 자가 점검은 제출하는 {STUDENT_FILE}(또는 노트북) 하나만 실행합니다: 같은 폴더나 Drive에 둔 다른 .py "
+               "파일, 따로 설치한 패키지는 import할 수 없습니다. 필요한 코드는 제출하는 파일 안에 직접 쓰세요.")
+
+
+def module_hint(error_type):
+    """MODULE_HINT after a ModuleNotFoundError, else nothing."""
+    return MODULE_HINT if error_type == "ModuleNotFoundError" else ""
+
+
+def load_error(detail, error_type=None):
+    return (f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
+            + module_hint(error_type))
 
 
 UNREADABLE_OUTCOME = "채점 결과를 읽을 수 없습니다."

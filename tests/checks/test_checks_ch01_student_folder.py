@@ -6,12 +6,15 @@ Each test copies a chapter folder (with `_selfcheck/` beside it) to a temporary 
 runs the self-check as a student would: a plain `python -m selfcheck` (not `-I`, so the folder itself is on sys.path)
 with cwd = the folder and PYTHONPATH unset.
 """
+import json
 import re
 
 import pytest
 
+from grader.checks import messages
+
 from .chapters import ChapterUnderTest
-from .support import PYTHON, copy_folder, filled_notebook, finish, release_notebook, start
+from .support import PYTHON, ROOT, copy_folder, filled_notebook, finish, release_notebook, start
 
 CH01 = ChapterUnderTest("01_attention")
 SOLUTION, EXERCISE_DIR, NOTEBOOK = CH01.solution, CH01.exercise_dir, release_notebook(CH01.id)
@@ -75,3 +78,32 @@ def test_shipped_checks_have_no_hidden_material():
     reference = (package / "reference.json").read_text(encoding="utf-8")
     for case in set(ch01_probe.case_names()) - set(ch01_probe.case_names(visible_only=True)):
         assert f'"{case}"' not in reference, case
+
+
+def test_a_module_beside_the_file_fails_as_it_does_when_graded(tmp_path):
+    """transformer.py imports `attention` from my_helpers.py beside it. The grader receives transformer.py alone, so
+    there it is a ModuleNotFoundError; `python -m selfcheck` and the student's `pytest test_visible.py` run where
+    my_helpers.py is importable, and still give the same score (0) and the same message as `python -m grader grade`."""
+    folder = copy_folder(EXERCISE_DIR, tmp_path / "student" / "01_attention")
+    solution = SOLUTION.read_text(encoding="utf-8")
+    folder.joinpath("my_helpers.py").write_text("import math\n\nimport torch\n\n\n" + solution[solution.index("def attention"):],
+                                                encoding="utf-8")
+    stub = folder.joinpath("transformer.py").read_text(encoding="utf-8")
+    folder.joinpath("transformer.py").write_text(stub + "\nfrom my_helpers import attention  # noqa: E402\n",
+                                                 encoding="utf-8")
+    graded = tmp_path / "graded"
+    processes = {
+        "selfcheck": start([PYTHON, "-m", "selfcheck"], cwd=folder),
+        "pytest": start([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_visible.py"], cwd=folder),
+        "grade": start([PYTHON, "-m", "grader", "grade", "01", str(folder / "transformer.py"), "--json", "--no-feedback",
+                        "--out", str(graded)], cwd=ROOT),
+    }
+    done = {name: finish(process, timeout=300) for name, process in processes.items()}
+    (result,) = json.loads(done["grade"][1])
+    assert result["score"] == 0
+    message = result["tests"][0]["output"].split("\n", 1)[1]
+    assert "No module named 'my_helpers'" in message and messages.MODULE_HINT in message
+    status, out, err = done["selfcheck"]
+    assert status != 0 and re.search(r"합계\s+0/70", out) and message in out, out + err[-2000:]
+    status, out, err = done["pytest"]
+    assert status != 0 and "7 failed" in out and out.count(message) >= 7, out[-3000:]
