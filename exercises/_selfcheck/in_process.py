@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import chapter as load_chapter
 from . import references, tracks
-from .alone import submission_alone
+from .alone import no_input, submission_alone
 from .execute import execute
 from .framework import judge, torch_threads
 from .loading import SubmissionError, read_source
@@ -21,9 +21,9 @@ def check(chapter, path, visible_only=True):
         outcome = {"failure": str(error)}
     else:
         # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
-        # Run as the sandbox runs it: the file alone, the modules beside it out of reach (alone.py).
+        # Run as the sandbox runs it: the file alone, the modules beside it out of reach, no input (alone.py).
         with contextlib.redirect_stdout(sys.stderr), torch_threads(declared.budget.threads), \
-                submission_alone(Path(path).resolve().parent):
+                submission_alone(Path(path).resolve().parent), no_input():
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
     results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
     notes = outcome.get("notes", [])

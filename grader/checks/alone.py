@@ -69,6 +69,18 @@ def submission_alone(folder):
         sys.modules.update(hidden)
 
 
+@contextlib.contextmanager
+def no_input():
+    """stdin at its end while the block runs, as the sandbox's is (/dev/null): `input()` raises EOFError in both."""
+    kept = sys.stdin
+    with open(os.devnull, encoding="utf-8") as empty:
+        sys.stdin = empty
+        try:
+            yield
+        finally:
+            sys.stdin = kept
+
+
 def local_modules(namespace, folder, own=None):
     """Names of the modules of `folder` that `namespace` (a module or a notebook's globals) holds or took names from,
     `own` (the namespace's own module name) aside, in a stable order."""

@@ -38,9 +38,13 @@ MODULE_HINT = (f" 채점과 자가 점검은 제출하는 {STUDENT_FILE}(또는 
                "파일, 따로 설치한 패키지는 import할 수 없습니다. 필요한 코드는 제출하는 파일 안에 직접 쓰세요.")
 
 
+# After an EOFError: nothing is typed in while grading (the sandbox's stdin is empty, and so is the self-check's).
+INPUT_HINT = " 채점과 자가 점검에는 키보드 입력이 없어서 input()이 EOFError를 냅니다. 제출하는 파일에서 input() 호출을 지우세요."
+
+
 def module_hint(error_type):
-    """MODULE_HINT after a ModuleNotFoundError, else nothing."""
-    return MODULE_HINT if error_type == "ModuleNotFoundError" else ""
+    """MODULE_HINT after a ModuleNotFoundError, INPUT_HINT after an EOFError, else nothing."""
+    return {"ModuleNotFoundError": MODULE_HINT, "EOFError": INPUT_HINT}.get(error_type, "")
 
 
 def load_error(detail, error_type=None):

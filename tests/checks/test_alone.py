@@ -64,3 +64,19 @@ def test_installed_packages_stay_even_in_a_folder_that_holds_the_environment():
     with alone.submission_alone(sys.prefix.rsplit("/", 1)[0]):
         assert sys.modules.get("torch") is torch
         assert __import__("torch.nn.functional", fromlist=["softmax"]).softmax
+
+
+def test_input_finds_nothing_typed_as_when_graded(tmp_path, monkeypatch):
+    """`input()` at the top of the file: the sandbox's stdin is empty, so it raises EOFError there; the self-check
+    gives the same 0 and message even when the student's terminal has something to read."""
+    import io
+
+    from grader.checks import in_process
+
+    path = tmp_path / "transformer.py"
+    path.write_text(SOLUTION.read_text(encoding="utf-8") + "\nname = input('이름: ')\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("typed\n"))
+    checked, _ = in_process.check("01_attention", path)
+    assert not any(result.passed for result in checked)
+    assert "EOFError" in checked[0].message and messages.INPUT_HINT in checked[0].message
+    assert sys.stdin.read() == "typed\n"  # put back afterwards, unread
