@@ -51,6 +51,12 @@ BUGS = {
     "no_unsqueeze": "mask의 1번 자리에 head 축을 끼우지 않았습니다(빠뜨렸거나 다른 자리에 끼웠습니다). (batch, 1, key 길이) mask를 (batch, h, query 길이, key 길이) 점수에 "
     "그대로 쓰면 batch 축이 head 축에 맞춰져 문장마다의 padding이 엉뚱한 head에 걸립니다(batch ≠ h면 오류). "
     "forward 맨 앞에서 mask = mask.unsqueeze(1)을 하세요.",
+    "attn_unpacked_swapped": "attention이 돌려주는 두 값을 거꾸로 받았습니다. attention은 (출력, p_attn) 순서로 돌려주므로 "
+    "첫 값이 head별 출력, 둘째 값이 self.attn에 저장할 가중치입니다. 거꾸로 받으면 가중치(길이 × 길이)를 출력처럼 "
+    "이어 붙이게 되어 모양이 맞지 않습니다.",
+    "dropout_rate_passed": "attention의 dropout 인자에 비율(숫자)을 넘겼습니다. 이 인자는 가중치에 적용할 함수, 곧 "
+    "__init__에서 만든 nn.Dropout 모듈(self.dropout)입니다. 숫자를 넘기면 attention 안에서 dropout(p_attn)을 부를 때 "
+    "TypeError가 납니다.",
     "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. 이어 붙인 결과를 마지막 선형층(출력 투영)에 통과시켜 돌려주세요.",
     "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
     "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "

@@ -17,6 +17,8 @@ MASKED = frozenset({"padding_mask", "hidden_causal", "hidden_cross_mask", "hidde
 
 EXPECTED = {
     "no_split_transpose": fails(20, FORWARD, "no_split_transpose"),  # view(…, h, d_k) without transpose(1, 2)
+    "attn_unpacked_swapped": fails(20, FORWARD, "attn_unpacked_swapped"),  # self.attn, x = attention(…)
+    "dropout_rate_passed": fails(20, FORWARD, "dropout_rate_passed"),  # attention(…, dropout=0.1): a float called
     "no_merge_transpose": fails(25, OUTPUTS, "no_merge_transpose"),  # x.contiguous().view(…) before the output
     "no_contiguous": fails(20, FORWARD, "no_contiguous"),  # transpose(1, 2).view(…): RuntimeError
     "no_unsqueeze": fails(75, PER_EXAMPLE_PADDING, "no_unsqueeze"),  # mask kept as (batch, 1, key length)
