@@ -15,6 +15,9 @@ import types
 
 # The course's own package (`selfcheck` in the student's folder, `grader` in this repository): never the student's module.
 COURSE_PACKAGE = __name__.partition(".")[0]
+# What every grading environment has besides the standard library (torch's and matplotlib's own dependencies aside):
+# the packages the course uses, and IPython's and Colab's names a notebook may import (colab.py stands in for Colab's).
+COURSE_MODULES = frozenset({"torch", "numpy", "matplotlib", "IPython", "google", COURSE_PACKAGE, "__future__"})
 
 
 def _spellings(folder):
@@ -125,3 +128,44 @@ def missing_module_outcome(namespace, folder, own=None):
     path = None if isinstance(namespace, dict) else getattr(namespace, "__file__", None)
     where = import_line(path, found[0]) if isinstance(path, str) else None
     return {"load_error": {**error, "where": where} if where else error}
+
+
+def imported_roots(source):
+    """The top-level modules the submission's code imports (`import a.b`, `from a import b`; relative imports aside),
+    read, not run: every cell of a notebook, IPython syntax rewritten as IPython would."""
+    import ast
+
+    from . import ipython
+    from .loading import units
+
+    roots = []
+    for _, code in units(source):
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            try:  # IPython syntax: rewritten only then (importing IPython's rewriter costs the self-check its speed)
+                tree = ast.parse(ipython.translate(code))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, ipython.IPythonMissing):
+                continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots += [alias.name.partition(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                roots.append(node.module.partition(".")[0])
+    return list(dict.fromkeys(roots))
+
+
+def foreign_imports(source):
+    """The modules the submission imports that are neither the standard library nor the course's (COURSE_MODULES):
+    on the student's machine they may be installed, when graded they may not."""
+    return [root for root in imported_roots(source)
+            if root not in sys.stdlib_module_names and root not in COURSE_MODULES]
+
+
+def foreign_note(name):
+    """The self-check's warning for one such module (Korean)."""
+    from .korean import attach
+
+    return (f"`{name}`: {attach(name, '은')} 과정에서 쓰는 패키지(표준 라이브러리, torch, numpy, matplotlib)가 아닙니다. 여러분의 "
+            "컴퓨터에는 있어도 채점 환경에는 없을 수 있고, 없으면 import에서 ModuleNotFoundError가 나 0점이 됩니다. 이 "
+            "패키지 없이 쓰세요.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import chapter as load_chapter
 from . import references, tracks
-from .alone import no_input, submission_alone
+from .alone import foreign_imports, foreign_note, no_input, submission_alone
 from .execute import execute
 from .framework import judge, torch_threads
 from .loading import SubmissionError, read_source
@@ -27,6 +27,8 @@ def check(chapter, path, visible_only=True):
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
     results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
     notes = outcome.get("notes", [])
+    if "load_error" not in outcome and "failure" not in outcome:  # it ran here: warn of what grading may not have
+        notes = notes + [foreign_note(name) for name in foreign_imports(source)]
     return tracks.results_for(results, tracks.track_of(path, notes)), notes
 
 

@@ -80,3 +80,17 @@ def test_input_finds_nothing_typed_as_when_graded(tmp_path, monkeypatch):
     assert not any(result.passed for result in checked)
     assert "EOFError" in checked[0].message and messages.INPUT_HINT in checked[0].message
     assert sys.stdin.read() == "typed\n"  # put back afterwards, unread
+
+
+def test_a_package_the_course_does_not_promise_is_warned_of(tmp_path):
+    """A file that imports a package installed here but not promised by the course (nbformat stands in for pandas or
+    einops) passes its checks where the package is, and the self-check warns that grading may not have it; the
+    standard library, torch and numpy draw no warning."""
+    from grader.checks import in_process
+
+    path = tmp_path / "transformer.py"
+    path.write_text("import os\nimport numpy\nimport nbformat  # noqa\n" + SOLUTION.read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    checked, notes = in_process.check("01_attention", path)
+    assert all(result.passed for result in checked)
+    assert notes == [alone.foreign_note("nbformat")]
