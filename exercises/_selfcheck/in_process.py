@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import chapter as load_chapter
 from . import references, tracks
-from .alone import foreign_imports, foreign_note, no_input, submission_alone
+from .as_graded import folder_out_of_reach, foreign_imports, foreign_note, no_input
 from .execute import execute
 from .framework import judge, torch_threads
 from .loading import SubmissionError, read_source
@@ -21,9 +21,9 @@ def check(chapter, path, visible_only=True):
         outcome = {"failure": str(error)}
     else:
         # Whatever the student's code prints goes to stderr, so `--json` output on stdout stays valid JSON.
-        # Run as the sandbox runs it: the file alone, the modules beside it out of reach, no input (alone.py).
+        # Run as the sandbox runs it: the file alone, the modules beside it out of reach, no input (as_graded.py).
         with contextlib.redirect_stdout(sys.stderr), torch_threads(declared.budget.threads), \
-                submission_alone(Path(path).resolve().parent), no_input():
+                folder_out_of_reach(Path(path).resolve().parent), no_input():
             outcome = execute(source, declared.probe, declared.probe.case_names(visible_only=visible_only))
     results = judge(declared.checks, declared.probe, outcome, references.load(declared.id), visible_only)
     notes = outcome.get("notes", [])

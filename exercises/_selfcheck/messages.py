@@ -18,7 +18,7 @@ def missing(names, stopped_at=None, error_type=None):
     if stopped_at:
         return (f"{names} 함수를 찾을 수 없습니다: {stopped_at}에서 오류가 나 실행이 거기서 멈췄고, 그 아래 코드 셀은 "
                 "실행되지 않았습니다. 노트북의 코드 셀이 위에서부터 차례로 오류 없이 실행되는지 먼저 확인하세요."
-                + module_hint(error_type))
+                + error_hint(error_type))
     return f"{names} 함수를 찾을 수 없습니다. 함수 이름과 들여쓰기를 확인하세요."
 
 
@@ -31,7 +31,7 @@ def stopped_name(error, stopped_at):
 def stopped_run(stopped_at, error_type=None):
     """The note for a notebook whose run stopped at a cell that raised (Jupyter's Run All stops there too)."""
     return (f"{stopped_at}에서 오류가 나 실행이 거기서 멈췄습니다. Jupyter의 Run All처럼 그 아래 코드 셀은 실행하지 "
-            "않고, 그 위에서 만든 함수와 클래스로 채점했습니다." + module_hint(error_type))
+            "않고, 그 위에서 만든 함수와 클래스로 채점했습니다." + error_hint(error_type))
 
 
 # After a ModuleNotFoundError: the grader runs the submitted file alone, with the course's packages only.
@@ -43,14 +43,14 @@ MODULE_HINT = (f" 채점과 자가 점검은 제출하는 {STUDENT_FILE}(또는 
 INPUT_HINT = " 채점과 자가 점검에는 키보드 입력이 없어서 input()이 EOFError를 냅니다. 제출하는 파일에서 input() 호출을 지우세요."
 
 
-def module_hint(error_type):
+def error_hint(error_type):
     """MODULE_HINT after a ModuleNotFoundError, INPUT_HINT after an EOFError, else nothing."""
     return {"ModuleNotFoundError": MODULE_HINT, "EOFError": INPUT_HINT}.get(error_type, "")
 
 
 def load_error(detail, error_type=None):
     return (f"코드를 불러오는 중 오류가 났습니다 ({detail}). 파일 전체가 오류 없이 실행되는지 먼저 확인하세요."
-            + module_hint(error_type))
+            + error_hint(error_type))
 
 
 UNREADABLE_OUTCOME = "채점 결과를 읽을 수 없습니다."

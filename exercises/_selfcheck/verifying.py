@@ -16,7 +16,7 @@ def verify(chapter_id, check_name, namespace):
     declared = chapter(chapter_id)
     check = declared.check(check_name)
     track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
-    outcome = _beside(namespace)  # the grader gets the file alone: a module beside it is not there (alone.py)
+    outcome = _beside(namespace)  # the grader gets the file alone: a module beside it is not there (as_graded.py)
     if isinstance(namespace, dict):
         namespace = types.SimpleNamespace(**namespace)
     if outcome is None:
@@ -33,7 +33,7 @@ def _beside(namespace):
     a module of its own folder, which the grader does not receive; else None."""
     import os
 
-    from .alone import missing_module_outcome
+    from .as_graded import missing_module_outcome
 
     if isinstance(namespace, dict):
         return missing_module_outcome(namespace, os.getcwd(), own=namespace.get("__name__"))

@@ -116,7 +116,7 @@ TABLES = {"interleaved": None, "swapped": "pe_swapped", "concatenated": "pe_conc
           "normalised_linspace": "pe_positions_normalised", "from_one": "pe_positions_from_one",
           "no_exp": "pe_no_exp", "odd_exponent": "pe_odd_exponent"}
 # Tables modelled with the solution's dropout only (each bug alone; the grid above pairs every table with every place).
-ALONE = ("from_one", "no_exp", "odd_exponent")
+SOLUTION_DROPOUT_ONLY = ("from_one", "no_exp", "odd_exponent")
 # "in_eval": F.dropout(x, p) without training=, which drops in eval mode too (a model of eval cases only: in train mode
 # it is the solution's own dropout); "twice": dropout(dropout(x + pe)); "before_and_after": dropout(dropout(x) + pe).
 PLACES = {"after_add": None, "none": "dropout_missing", "on_pe": "dropout_on_pe", "before_add": "dropout_before_add",
@@ -178,7 +178,7 @@ def _models(case):
     if probe.CASES[case].cls == probe.EMBEDDINGS:
         return [(SCALES[scale][0], ("scale", scale)) for scale in SCALES]
     places = [place for place in PLACES if not (place == "in_eval" and probe.CASES[case].train)]
-    pairs = [(t, p) for t, p in itertools.product(TABLES, places) if t not in ALONE or p == "after_add"]
+    pairs = [(t, p) for t, p in itertools.product(TABLES, places) if t not in SOLUTION_DROPOUT_ONLY or p == "after_add"]
     return [(tuple(bug for bug in (TABLES[t], PLACES[p]) if bug) or None, ("pe", t, p)) for t, p in pairs]
 
 

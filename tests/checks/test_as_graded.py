@@ -1,14 +1,14 @@
-"""The submitted file alone (`grader/checks/alone.py`): the self-check cannot use what the grader never receives.
+"""The submitted file alone (`grader/checks/as_graded.py`): the self-check cannot use what the grader never receives.
 
 The folder-level agreement of `python -m selfcheck`, `pytest test_visible.py` and `grade` is in
 `test_checks_ch01_student_folder.py`; here the two pieces on their own: a notebook kernel's namespace that took
-`attention` from a file beside the notebook, and what `submission_alone` leaves importable.
+`attention` from a file beside the notebook, and what `folder_out_of_reach` leaves importable.
 """
 import sys
 
 import pytest
 
-from grader.checks import alone, messages
+from grader.checks import as_graded, messages
 from grader.checks.verifying import verify
 
 from .chapters import ChapterUnderTest
@@ -38,19 +38,19 @@ def test_a_kernel_namespace_using_a_file_beside_the_notebook_fails_as_graded(tmp
     with pytest.raises(AssertionError) as failure:
         verify("01_attention", "return_contract", namespace)
     assert "No module named 'my_helpers'" in str(failure.value) and messages.MODULE_HINT in str(failure.value)
-    namespace["attention"] = alone  # the same namespace without the helper: nothing of the folder is used
-    assert alone.local_modules(namespace, tmp_path, own="__main__") == []
+    namespace["attention"] = as_graded  # the same namespace without the helper: nothing of the folder is used
+    assert as_graded.local_modules(namespace, tmp_path, own="__main__") == []
 
 
 def test_the_folder_is_out_of_reach_only_while_the_submission_runs(tmp_path, monkeypatch):
-    """Inside `submission_alone(folder)` a module of the folder cannot be imported, even one imported before; after
+    """Inside `folder_out_of_reach(folder)` a module of the folder cannot be imported, even one imported before; after
     it, everything is as it was."""
     _helper_module(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "my_helpers", raising=False)
     import my_helpers  # noqa: F401
 
-    with alone.submission_alone(tmp_path):
+    with as_graded.folder_out_of_reach(tmp_path):
         assert "my_helpers" not in sys.modules
         with pytest.raises(ModuleNotFoundError):
             __import__("my_helpers")
@@ -61,7 +61,7 @@ def test_installed_packages_stay_even_in_a_folder_that_holds_the_environment():
     """A virtual environment made inside the student's folder holds torch: it is installed, not the student's module,
     and stays importable (the folder here is an ancestor of the interpreter's prefix)."""
     torch = sys.modules["torch"]
-    with alone.submission_alone(sys.prefix.rsplit("/", 1)[0]):
+    with as_graded.folder_out_of_reach(sys.prefix.rsplit("/", 1)[0]):
         assert sys.modules.get("torch") is torch
         assert __import__("torch.nn.functional", fromlist=["softmax"]).softmax
 
@@ -93,4 +93,4 @@ def test_a_package_the_course_does_not_promise_is_warned_of(tmp_path):
                     encoding="utf-8")
     checked, notes = in_process.check("01_attention", path)
     assert all(result.passed for result in checked)
-    assert notes == [alone.foreign_note("nbformat")]
+    assert notes == [as_graded.foreign_note("nbformat")]
