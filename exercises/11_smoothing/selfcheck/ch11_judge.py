@@ -67,6 +67,11 @@ BUGS = {
     "들어갑니다. 순서대로 하세요: fill_ → scatter_ → padding 열을 0 → padding 행을 0.",
     "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "fill_missing": "정답이 아닌 칸을 smoothing / (size - 2)로 채우지 않았습니다(fill_ 없음): 그 칸에 처음 만든 텐서의 값(x를 "
+    "복사했다면 x의 로그 확률, zeros라면 0)이 그대로 남습니다. true_dist를 만든 뒤 먼저 "
+    "fill_(self.smoothing / (self.size - 2))로 모든 칸을 채우고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "pad_row_for_column": "padding 열 대신 padding_idx번 행을 0으로 만들었습니다(true_dist[padding_idx, :] = 0). padding "
+    "토큰은 어느 행에서도 정답 후보가 아니므로 모든 행의 padding_idx번 열을 0으로 만드세요: true_dist[:, padding_idx] = 0.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
     "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
     "scatter_index_shape": "scatter_에 넘긴 index의 모양이 틀렸습니다. scatter_(1, index, confidence)는 i번 행의 "
@@ -275,10 +280,27 @@ def read_true_dist(evidence, case):
     return decode(found)
 
 
+LOSS_FROM_TRUE_DIST = "loss가 다른 것은 목표 분포 true_dist가 틀렸기 때문입니다: "
+
+
 def differs(evidence, case, kind, student, expected, fallback):
-    """Why the student's `kind` ("true_dist" or "loss") on `case` differs from `expected` (Korean), or None."""
+    """Why the student's `kind` ("true_dist" or "loss") on `case` differs from `expected` (Korean), or None.
+
+    A wrong loss is explained with the true_dist the same forward stored: a model must reproduce both (a nan loss,
+    which many models give, then names the step that made true_dist wrong), and with a wrong true_dist no model
+    of the loss alone is the cause."""
     if close(student, expected):
         return None
+    if kind == "loss":
+        forward = _student_forward(evidence, case)
+        if forward and "true_dist" in forward[1]:
+            found = MODELS.matching(evidence, case, student=forward)
+            if found:
+                return MODELS.explain(evidence, case, found)
+            dist_problem = differs(evidence, case, "true_dist", forward[1]["true_dist"],
+                                   decode(evidence.reference(case)["attributes"]["true_dist"]), TRUE_DIST_DIFFERS)
+            if dist_problem:
+                return LOSS_FROM_TRUE_DIST + dist_problem
     found = MODELS.matching(evidence, case, student=(kind, student))
     if found:
         return MODELS.explain(evidence, case, found)

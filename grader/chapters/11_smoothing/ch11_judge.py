@@ -66,6 +66,11 @@ BUGS = {
     "들어갑니다. 순서대로 하세요: fill_ → scatter_ → padding 열을 0 → padding 행을 0.",
     "fill_after_scatter": "정답 칸에 confidence를 넣은(scatter_) 다음에 fill_로 모든 칸을 덮어썼습니다. fill_(smoothing / "
     "(size - 2))을 먼저 하고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "fill_missing": "정답이 아닌 칸을 smoothing / (size - 2)로 채우지 않았습니다(fill_ 없음): 그 칸에 처음 만든 텐서의 값(x를 "
+    "복사했다면 x의 로그 확률, zeros라면 0)이 그대로 남습니다. true_dist를 만든 뒤 먼저 "
+    "fill_(self.smoothing / (self.size - 2))로 모든 칸을 채우고, 그다음 scatter_로 정답 칸에 confidence를 넣으세요.",
+    "pad_row_for_column": "padding 열 대신 padding_idx번 행을 0으로 만들었습니다(true_dist[padding_idx, :] = 0). padding "
+    "토큰은 어느 행에서도 정답 후보가 아니므로 모든 행의 padding_idx번 열을 0으로 만드세요: true_dist[:, padding_idx] = 0.",
     "scatter_dim": "scatter_의 첫 인자(dim)가 1이 아닙니다. 각 행의 target 열에 confidence를 넣으려면 "
     "true_dist.scatter_(1, target.unsqueeze(1), confidence)입니다.",
     "scatter_index_shape": "scatter_에 넘긴 index의 모양이 틀렸습니다. scatter_(1, index, confidence)는 i번 행의 "
@@ -143,7 +148,8 @@ RATE_EXPRESSIONS = {"model_precedence": "precedence", "step_precedence": "preced
 
 
 def smoothing_step(spec, x, target, way):
-    """The original forward with one step done another way: smoothing as the confidence, fill_ after scatter_, scatter_
+    """The original forward with one step done another way: smoothing as the confidence, no fill_ (true_dist left as
+    x's copy or zeros), fill_ after scatter_, the padding_idx row zeroed for the column, scatter_
     along dim 0 or with an index of another shape ((1, n): target.unsqueeze(0); (n,): target), the padding rows'
     numbers zeroed as columns or given to index_fill_ as a 2-D index (nonzero() unsqueezed, or never squeezed), the
     confidence added to the smoothing share (scatter_add_), or the loss taken on probabilities (x.exp()) or with
@@ -152,6 +158,8 @@ def smoothing_step(spec, x, target, way):
     if way == "confidence_smoothing":
         confidence = smoothing
     dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
+    if way in ("no_fill", "no_fill_zeros"):  # x.data.clone() or zeros_like(x), never filled with the smoothing share
+        dist = x.clone() if way == "no_fill" else torch.zeros_like(x)
     index = {"scatter_row": target.unsqueeze(0), "scatter_flat": target}.get(way, target.unsqueeze(1))
     if way == "scatter_added":  # scatter_add_ (or += at the target): the smoothing share stays under the confidence
         dist.scatter_add_(1, index, torch.full(index.shape, confidence, dtype=x.dtype))
@@ -159,7 +167,10 @@ def smoothing_step(spec, x, target, way):
         dist.scatter_(0 if way == "scatter_dim0" else 1, index, confidence)
     if way == "fill_after_scatter":
         dist.fill_(smoothing / (spec.size - 2))
-    dist[:, spec.padding_idx] = 0
+    if way == "pad_row_for_column":  # true_dist[padding_idx, :] = 0: a row zeroed (an IndexError past the last row)
+        dist[spec.padding_idx, :] = 0
+    else:
+        dist[:, spec.padding_idx] = 0
     rows = target != spec.padding_idx if way == "rows_inverted" else target == spec.padding_idx
     if way == "scatter_after_padding":  # the padding column and rows zeroed first, then the confidence scattered
         dist = torch.full(x.shape, smoothing / (spec.size - 2), dtype=x.dtype)
@@ -184,7 +195,8 @@ SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatt
                    "rows_inverted": "pad_rows_inverted", "scatter_row": "scatter_index_shape",
                    "scatter_flat": "scatter_index_shape", "rows_index_column": "pad_rows_index",
                    "rows_index_unsqueezed": "pad_rows_index", "scatter_added": "confidence_added",
-                   "log_target": "log_target", "scatter_after_padding": "scatter_after_padding"}
+                   "log_target": "log_target", "scatter_after_padding": "scatter_after_padding",
+                   "no_fill": "fill_missing", "no_fill_zeros": "fill_missing", "pad_row_for_column": "pad_row_for_column"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):
@@ -428,10 +440,27 @@ def read_true_dist(evidence, case):
     return decode(found)
 
 
+LOSS_FROM_TRUE_DIST = "loss가 다른 것은 목표 분포 true_dist가 틀렸기 때문입니다: "
+
+
 def differs(evidence, case, kind, student, expected, fallback):
-    """Why the student's `kind` ("true_dist" or "loss") on `case` differs from `expected` (Korean), or None."""
+    """Why the student's `kind` ("true_dist" or "loss") on `case` differs from `expected` (Korean), or None.
+
+    A wrong loss is explained with the true_dist the same forward stored: a model must reproduce both (a nan loss,
+    which many models give, then names the step that made true_dist wrong), and with a wrong true_dist no model
+    of the loss alone is the cause."""
     if close(student, expected):
         return None
+    if kind == "loss":
+        forward = _student_forward(evidence, case)
+        if forward and "true_dist" in forward[1]:
+            found = MODELS.matching(evidence, case, student=forward)
+            if found:
+                return MODELS.explain(evidence, case, found)
+            dist_problem = differs(evidence, case, "true_dist", forward[1]["true_dist"],
+                                   decode(evidence.reference(case)["attributes"]["true_dist"]), TRUE_DIST_DIFFERS)
+            if dist_problem:
+                return LOSS_FROM_TRUE_DIST + dist_problem
     found = MODELS.matching(evidence, case, student=(kind, student))
     if found:
         return MODELS.explain(evidence, case, found)
