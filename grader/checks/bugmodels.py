@@ -14,6 +14,7 @@ from typing import Callable
 from .tensors import describe_exception, encode
 
 KEY = "bug_models"  # where a case's model results live in its reference
+DERIVED_KEY = "derived"  # where a case's derived values (`ModelCode.derived`) live in its reference
 RESULT_KEYS = ("kind", "dtype", "shape", "data")  # what a stored tensor keeps of its `tensors.encode` description
 # Matching is allclose(rtol=1e-4, atol=1e-5) for tensors and rel_tol=1e-4 for chapter 11's learning rates (1e-11
 # to 1e-3): a stored value rounded to 6 significant digits is within 5e-6 relative of the model's, 20x inside it; a
@@ -41,10 +42,21 @@ class ModelCode:
     `models(case)` lists (label, model) pairs, most specific first; a label is a bug key of the chapter's BUGS, a
     tuple of keys (bugs that occur together) or None (the solution's own way). `call(model, case, inputs)` runs one
     model the way the probe ran the student's function and returns only what the judge compares (`same`).
+    `derived(case, inputs)`, if given, returns {name: tensor} (or None) that the judge needs besides the reference's
+    outputs and cannot compute without the solution's code (chapter 03: the parts a train-mode output is made of, to
+    accept dropout drawn in another order); stored as the case's `derived`.
     """
 
     models: Callable
     call: Callable
+    derived: Callable = None
+
+    def stored_derived(self, probe, case):
+        """The case's derived values as plain data ({name: stored tensor}), or None."""
+        if self.derived is None:
+            return None
+        values = self.derived(case, probe.make_inputs(case))
+        return None if values is None else {name: _encoded(value) for name, value in values.items()}
 
     def stored(self, probe, case):
         """The models' results on `case` as plain data: `order` [[label, index]] into the distinct `results`."""

@@ -3,7 +3,7 @@
 In the repository they live in `grader/reference/<chapter>.json` (all cases, instructor only); a
 student's `selfcheck/` folder carries `reference.json` with the visible cases only. Each case holds the
 solution's trace and, when the chapter has bug models, their results on the case's inputs (`bug_models`, see
-`bugmodels.ModelCode.stored`).
+`bugmodels.ModelCode.stored`) and any values the judge derives its verdict from (`derived`).
 """
 import json
 import sys
@@ -40,9 +40,13 @@ def generate(probe, source, header, model_code=None):
         raise RuntimeError(f"the solution failed on cases: {failed}")
     cases = outcome["traces"]
     if model_code is not None:
-        from .bugmodels import KEY
+        from .bugmodels import DERIVED_KEY, KEY
 
         cases = {name: {**trace, KEY: model_code.stored(probe, name)} for name, trace in cases.items()}
+        for name, case in cases.items():
+            derived = model_code.stored_derived(probe, name)
+            if derived is not None:
+                case[DERIVED_KEY] = derived
     return {"_generated": header, "cases": _rounded(cases)}
 
 

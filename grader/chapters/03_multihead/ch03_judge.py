@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from . import ch03_probe as probe
 from . import messages, module_judge, modules
-from .bugmodels import BugModels, ModelCode
+from .bugmodels import DERIVED_KEY, BugModels, ModelCode
 from .calls import explain_error
 from .compare import close, decode
 from .contract import Chapter, Picture
@@ -215,7 +215,25 @@ def _models(case):
         [(label, order) for order, label in {**ASSIGNMENTS, **INPUT_ORDERS}.items()]
 
 
-MODEL_CODE = ModelCode(models=_models, call=_call)
+def _dropout_parts(case, inputs):
+    """For a train-mode forward case, what its output is made of: the solution's eval-mode attention weights `attn`
+    (batch, h, query, key) and `value_out` (batch, h, key, d_model), each key's value projected and passed through its
+    head's slice of the output projection, with its `bias`: for whatever weights reach the values, the output is
+    einsum("bhij,bhjd->bid", weights, value_out) + bias."""
+    spec = probe.CASES[case]
+    if spec.kind != "forward" or not spec.train:
+        return None
+    query, key, value, mask = inputs
+    weights = model_weights(spec)
+    h, d_k = spec.h, spec.d_model // spec.h
+    heads = [F.linear(x, weights[f"linears.{i}.weight"], weights[f"linears.{i}.bias"])
+             .view(query.size(0), -1, h, d_k).transpose(1, 2) for i, x in enumerate((query, key, value))]
+    _, p_attn = _attention(*heads, None if mask is None else mask[:, None], None)
+    value_out = torch.einsum("bhjk,dhk->bhjd", heads[2], weights["linears.3.weight"].view(spec.d_model, h, d_k))
+    return {"attn": p_attn, "value_out": value_out, "bias": weights["linears.3.bias"]}
+
+
+MODEL_CODE = ModelCode(models=_models, call=_call, derived=_dropout_parts)
 ### END BUG MODELS
 
 def _student_output(evidence, case):
@@ -290,10 +308,37 @@ def dropout_rate_problem(evidence, case):
     return found and expected and module_judge.dropout_problem(expected, found, BUGS["dropout_rate"])
 
 
+def dropout_drawn_otherwise(evidence, case, output):
+    """Whether a train-mode output the reference's random draws do not reproduce is still right, its dropout drawn in
+    another order (the heads or the examples one at a time, a mask of one's own): `self.attn` holds the eval-mode
+    weights with each entry dropped (0) or scaled by 1 / (1 - p), about p of them dropped (within four standard
+    deviations), and the output is those weights through the value and output projections (the case's `derived`
+    parts, from the build)."""
+    parts = evidence.reference(case).get(DERIVED_KEY)
+    stored = evidence.trace(case).get("attributes", {}).get("attn", {})
+    if not parts or stored.get("kind") != "tensor" or stored.get("data") is None:
+        return False
+    attn, weights = decode(stored).double(), decode(parts["attn"]).double()
+    if attn.shape != weights.shape:
+        return False
+    rate = 0.1 if probe.CASES[case].dropout is None else probe.CASES[case].dropout
+    kept = attn != 0
+    if not torch.allclose(attn[kept], weights[kept] / (1 - rate), rtol=1e-4, atol=1e-6):
+        return False
+    live = weights > 1e-6  # entries a mask leaves at ~0 read the same dropped or kept
+    count, dropped = int(live.sum()), int((live & ~kept).sum())
+    if not count or abs(dropped / count - rate) > 4 * math.sqrt(rate * (1 - rate) / count) + 1 / count:
+        return False
+    rebuilt = torch.einsum("bhij,bhjd->bid", attn, decode(parts["value_out"]).double()) + decode(parts["bias"]).double()
+    return rebuilt.shape == output.shape and close(output.double(), rebuilt)
+
+
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None."""
     expected = decode(evidence.reference(case)["result"])
     if close(output, expected):
+        return None
+    if probe.CASES[case].train and dropout_drawn_otherwise(evidence, case, output):
         return None
     bug = matching_bug(evidence, case, output=output)
     if bug:
