@@ -46,6 +46,12 @@ BUGS = {
     "masks_swapped": "src_mask와 tgt_mask가 자리를 바꿔 쓰였습니다. encoder의 self-attention과 decoder의 "
     "source-attention에는 src_mask, decoder의 self-attention에는 tgt_mask를 씁니다. decode(memory, src_mask, tgt, "
     "tgt_mask)와 decoder(x, memory, src_mask, tgt_mask)의 인자 순서를 확인하세요.",
+    "h_ignored": "make_model이 인자 h를 쓰지 않습니다: 모델의 MultiHeadedAttention이 h와 다른 수의 head로 나뉩니다. "
+    "parameter의 이름과 모양은 head 수와 상관없어 같지만 출력이 달라집니다. MultiHeadedAttention(h, d_model)로 만드세요.",
+    "encode_no_embed": "encode가 src를 src_embed로 임베딩하지 않고 토큰 번호 그대로 encoder에 넘겼습니다. encoder는 "
+    "(batch, 길이, d_model) 벡터를 받습니다: self.encoder(self.src_embed(src), src_mask).",
+    "decode_no_embed": "decode가 tgt를 tgt_embed로 임베딩하지 않고 토큰 번호 그대로 decoder에 넘겼습니다. decoder는 "
+    "(batch, 길이, d_model) 벡터를 받습니다: self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask).",
     "encode_target": "forward가 source(src)가 아니라 target(tgt)을 encode했습니다(self.encode(tgt, …)). encoder는 "
     "source 문장을 읽어 memory를 만들고, decoder가 그 memory를 보며 target을 처리합니다. encode에는 src와 src_mask를 "
     "넘기고, decode에는 그 memory와 tgt를 넘기세요.",
@@ -171,9 +177,24 @@ def parts_problem(evidence, case):
     the source embedding given the target (encode(tgt, …)), or None."""
     found = evidence.trace(case).get("parts") or {}
     expected = evidence.reference(case).get("parts") or {}
-    if found.get("src_embed") != expected.get("src_embed") and (found.get("src_embed") or [None])[0] == "tgt":
+    if (expected.get("src_embed") and found.get("src_embed") != expected.get("src_embed")
+            and (found.get("src_embed") or [None])[0] == "tgt"):  # (decode's own src_embed(tgt) is decode_src_embed)
         return BUGS["encode_target"]
+    for half, tokens in (("encoder", "src"), ("decoder", "tgt")):  # the token ids handed on without their embedding
+        if (found.get(half) or [None])[0] == tokens and (expected.get(half) or [None])[0] != tokens:
+            return BUGS["encode_no_embed" if half == "encoder" else "decode_no_embed"]
     return None
+
+
+def heads_problem(evidence, case):
+    """Korean: the model's attention modules split into another number of heads than h (make_model ignoring h), or
+    None; names and shapes are the same whatever the head count."""
+    found = (evidence.trace(case).get("structure") or {}).get("heads")
+    expected = (evidence.reference(case).get("structure") or {}).get("heads")
+    if not found or not expected or found == expected:
+        return None
+    detail = f" (head 수 {', '.join(map(str, found))}, h={probe.CASES[case].h})" if evidence.visible(case) else ""
+    return BUGS["h_ignored"] + detail
 
 
 def layer_counts(found):
@@ -264,7 +285,7 @@ def output_problem(evidence, case, output):
     if problem is not None and accepted(evidence, case, output):
         return None
     if problem is not None:
-        problem = parts_problem(evidence, case) or problem
+        problem = parts_problem(evidence, case) or heads_problem(evidence, case) or problem
     if problem == module_judge.VALUES_DIFFER and probe.CASES[case].kind == "train":
         return dropout_problem(evidence, case, evidence.trace(case)["structure"]) or problem
     return problem

@@ -135,9 +135,12 @@ def model_arguments(case):
 
 
 def structure(module):
-    """`modules.structure` with every state_dict name (a whole model has more than `modules.MAX_NAMES`)."""
+    """`modules.structure` with every state_dict name (a whole model has more than `modules.MAX_NAMES`) and the head
+    counts (`h`) of its attention modules, which no name or shape shows."""
     found = modules.structure(module)
     found["state_dict"] = [[name, [int(n) for n in value.shape]] for name, value in module.state_dict().items()]
+    found["heads"] = sorted({part.h for part in module.modules()
+                             if type(part).__name__ == ATTENTION and type(getattr(part, "h", None)) is int})
     return found
 
 
@@ -166,7 +169,8 @@ def call(module, method, inputs, train, seed):
 
 
 PARTS = ("src_embed", "tgt_embed", "encoder", "decoder")  # the EncoderDecoder's parts whose arguments are recorded
-CALL_INPUTS = {"forward": ("src", "tgt", "src_mask", "tgt_mask"), "train": ("src", "tgt", "src_mask", "tgt_mask")}
+CALL_INPUTS = {"forward": ("src", "tgt", "src_mask", "tgt_mask"), "train": ("src", "tgt", "src_mask", "tgt_mask"),
+               "encode": ("src", "src_mask"), "decode": ("memory", "src_mask", "tgt", "tgt_mask")}
 
 
 def watch_parts(module, inputs, names):
