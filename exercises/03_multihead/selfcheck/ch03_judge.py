@@ -59,6 +59,8 @@ BUGS = {
     "TypeError가 납니다.",
     "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. 이어 붙인 결과를 마지막 선형층(출력 투영)에 통과시켜 돌려주세요.",
     "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
+    "mask_inverted": "attention에 뒤집은 mask를 넘겼습니다(mask == 0 또는 ~mask). attention은 mask가 0(False)인 자리를 가리므로 "
+    "mask는 볼 수 있는 자리가 1(True)입니다. MultiHeadedAttention에서는 head 축만 더해(mask.unsqueeze(1)) 그대로 넘기세요.",
     "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "
     "self.dropout을 attention에 넘기세요.",
     "attn_not_stored": "forward가 어텐션 가중치를 self.attn에 저장하지 않았습니다. x, self.attn = attention(…)처럼 저장하세요. "

@@ -98,6 +98,8 @@ BUGS = {
     "등록하기 전에 .float()로 바꾸세요.",
     "pe_sliced_by_batch": "pe를 x.size(0)(batch 크기)로 잘랐습니다. 입력은 (batch, 토큰 수, d_model)이므로 "
     "토큰 수 x.size(1)로 잘라야 합니다.",
+    "pe_sliced_by_d_model": "pe를 x.size(-1)(d_model)로 잘랐습니다. 입력은 (batch, 토큰 수, d_model)이므로 "
+    "토큰 수 x.size(1)만큼, 곧 self.pe[:, :x.size(1)]만 더하세요.",
     "dropout_missing": "train 모드인데 결과가 dropout 없는 결과와 같습니다. pe를 더한 뒤 self.dropout을 적용하세요.",
     "dropout_on_pe": "dropout을 pe에만 적용하고 x에 더했습니다. x + pe 전체에 dropout을 적용하세요.",
     "dropout_before_add": "dropout을 x에 먼저 적용한 뒤 pe를 더했습니다. pe를 더한 뒤(x + pe) dropout을 적용하세요.",
@@ -152,6 +154,8 @@ def broadcast_problem(evidence, case, error):
         return BUGS["pe_not_sliced"]
     if spec.shape[0] in sizes:
         return BUGS["pe_sliced_by_batch"]
+    if spec.shape[-1] in sizes:
+        return BUGS["pe_sliced_by_d_model"]
     return None
 
 

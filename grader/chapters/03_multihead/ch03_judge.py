@@ -58,6 +58,8 @@ BUGS = {
     "TypeError가 납니다.",
     "no_output_projection": "head를 이어 붙인 뒤 마지막 투영 self.linears[-1]을 하지 않았습니다. 이어 붙인 결과를 마지막 선형층(출력 투영)에 통과시켜 돌려주세요.",
     "dk_is_d_model": "d_k를 d_model로 두었습니다. head 하나의 차원은 d_k = d_model // h입니다.",
+    "mask_inverted": "attention에 뒤집은 mask를 넘겼습니다(mask == 0 또는 ~mask). attention은 mask가 0(False)인 자리를 가리므로 "
+    "mask는 볼 수 있는 자리가 1(True)입니다. MultiHeadedAttention에서는 head 축만 더해(mask.unsqueeze(1)) 그대로 넘기세요.",
     "dropout_not_passed": "train 모드인데 결과가 dropout 없는 결과와 같습니다. attention(…, mask=mask, dropout=self.dropout)처럼 "
     "self.dropout을 attention에 넘기세요.",
     "attn_not_stored": "forward가 어텐션 가중치를 self.attn에 저장하지 않았습니다. x, self.attn = attention(…)처럼 저장하세요. "
@@ -110,7 +112,7 @@ MODELS_LIST = ("correct", "no_split_transpose", "split_axes_13", "split_axes_23"
                "no_unsqueeze", "no_output_projection", "dk_is_d_model", "dropout_not_passed", "dropout_on_output",
                "key_as_value", "query_as_key", "mask_not_passed", "output_first_linear", "view_heads_first",
                "dk_float", "dropout_on_context", "unsqueeze_last", "scale_d_model", "projection_shared",
-               "projection_shifted", "softmax_axis", "attn_unpacked_swapped", "dropout_rate_passed")
+               "projection_shifted", "softmax_axis", "attn_unpacked_swapped", "dropout_rate_passed", "mask_inverted")
 PROJECTIONS = {"projection_shared": (0, 0, 0), "projection_shifted": (1, 2, 3)}  # linears used for query, key, value
 
 
@@ -156,6 +158,8 @@ def multi_head(case, inputs, weights, bug="correct"):
         mask = mask[..., None] if bug == "unsqueeze_last" else mask[:, None]
     if bug == "mask_not_passed":
         mask = None
+    if bug == "mask_inverted" and mask is not None:
+        mask = mask == 0
     sources = (query, key, key if bug == "key_as_value" else value)
     if bug == "query_as_key":
         sources = (query, query, value)

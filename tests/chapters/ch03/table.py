@@ -36,6 +36,7 @@ EXPECTED = {
     "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
     "query_as_key": fails(68, KEY_NOT_VALUE, "query_as_key"),  # zip(self.linears, (query, query, value))
     "mask_not_passed": fails(67, MASKED, "mask_not_passed"),  # attention(query, key, value, dropout=…)
+    "mask_inverted": fails(67, MASKED, "mask_inverted"),  # attention(…, mask=mask == 0, …)
     "output_first_linear": fails(25, OUTPUTS, "output_first_linear"),  # return self.linears[0](x)
     "view_heads_first": fails(20, FORWARD, "view_heads_first"),  # lin(x).view(nbatches, self.h, -1, self.d_k)
     "dk_float": fails(20, FORWARD, "dk_float"),  # self.d_k = d_model / h: a float in view()

@@ -27,6 +27,7 @@ EXPECTED = {
     "pe_max_len_ignored": fails(92.5, {"pe_structure"}, "max_len_ignored"),  # torch.zeros(5000, d_model)
     "pe_not_sliced": fails(50, PE_OUTPUTS, "pe_not_sliced"),  # x + self.pe: RuntimeError
     "pe_sliced_by_batch": fails(50, PE_OUTPUTS, "pe_sliced_by_batch"),  # self.pe[:, :x.size(0)]
+    "pe_sliced_by_d_model": fails(50, PE_OUTPUTS, "pe_sliced_by_d_model"),  # self.pe[:, :x.size(-1)]
     "dropout_missing": fails(80, TRAIN, "dropout_missing"),  # self.dropout made, never applied
     "no_dropout_module": fails(65, TRAIN | {"pe_structure"}, "dropout_missing", first="dropout_module",
                                pe_structure="dropout_module"),
