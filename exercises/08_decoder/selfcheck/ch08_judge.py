@@ -124,6 +124,11 @@ BUGS = {
     "loop_memory_changed": "Decoder가 층에 encoder의 memory를 그대로 넘기지 않았습니다(self.norm(memory)나 x처럼 다른 "
     "값을 넘겼습니다). memory는 encoder의 출력 그대로 모든 층의 source attention이 "
     "참고하니, 각 층에 두 번째 인자로 그대로 넘기세요.",
+    "mask_shape": "attention에 mask의 모양을 바꿔 넘겼습니다(tgt_mask.unsqueeze(1)처럼). DecoderLayer는 forward가 받은 "
+    "tgt_mask와 src_mask를 그대로 넘기세요. MultiHeadedAttention이 head 축을 위해 mask.unsqueeze(1)을 스스로 하므로, 밖에서 "
+    "축을 더하거나 빼면 점수(batch, h, 길이, 길이)와 모양이 맞지 않습니다.",
+    "loop_mask_shape": "Decoder가 층에 넘기는 mask의 모양을 바꿨습니다(unsqueeze(1)처럼). 각 층에는 forward가 받은 두 "
+    "mask를 그대로 넘기세요. MultiHeadedAttention이 head 축을 위해 mask.unsqueeze(1)을 스스로 합니다.",
     "layers_list": "층을 nn.ModuleList가 아닌 list에 담았습니다. 그러면 층의 parameter가 등록되지 않습니다. "
     "self.layers = clones(layer, N)을 쓰세요.",
 }
@@ -152,7 +157,7 @@ MODELS = BugModels("ch08", same=same_output, bugs=BUGS, student=_student, tie_br
 LOOP_BUGS = {"tgt_mask_not_passed": "loop_tgt_mask_not_passed", "src_mask_not_passed": "loop_src_mask_not_passed",
              "masks_swapped": "loop_masks", "self_attn_src_mask": "loop_masks", "src_attn_tgt_mask": "loop_masks",
              "memory_ignored": "loop_memory_changed", "memory_not_key_value": "loop_memory_changed",
-             "memory_normalised": "loop_memory_changed"}
+             "memory_normalised": "loop_memory_changed", "mask_shape": "loop_mask_shape"}
 
 
 def in_loop(case, bug):
@@ -212,6 +217,9 @@ def _mask_bug(mine, want):
     if "src_attn" in mine and masks["src_attn"] is None:
         return "src_mask_not_passed"
     ran = [part for part in masks if part in mine and part in want]  # a forward that raised may stop before a part
+    if any(isinstance(masks[part], dict) and "shape" in masks[part] and masks[part] != want[part]["mask"]
+           for part in ran):
+        return "mask_shape"  # neither input mask: one of them with an axis added or removed
     return "masks_swapped" if any(masks[part] != want[part]["mask"] for part in ran) else None
 
 

@@ -17,6 +17,8 @@ LAYER = FORWARD - DECODER
 EXPECTED = {
     # self_attn(x, x, x, src_mask), src_attn(x, m, m, tgt_mask): an error where S ≠ T, wrong values where S = T
     "masks_swapped": fails(65, LAYER, "masks_swapped"),
+    # self_attn(x, x, x, tgt_mask.unsqueeze(1)): an axis added to a mask (was named masks_swapped, the fallback)
+    "mask_unsqueezed": fails(65, LAYER, "mask_shape"),
     "memory_ignored": fails(65, LAYER, "memory_ignored"),  # src_attn(x, x, x, src_mask)
     "memory_normalised": fails(65, LAYER, "memory_normalised"),  # src_attn(x, norm(m), norm(m), src_mask)
     "memory_as_query": fails(65, LAYER, "memory_as_query"),  # src_attn(m, x, x, src_mask)
@@ -84,6 +86,7 @@ EXPECTED = {
     "loop_tgt_mask_none": fails(55, DECODER - {"decoder_structure"}, "loop_tgt_mask_not_passed"),  # layer(…, src_mask, None)
     "loop_memory_normed": fails(55, DECODER - {"decoder_structure"}, "loop_memory_changed"),  # layer(x, self.norm(memory), …)
     "loop_masks_swapped": fails(55, DECODER - {"decoder_structure"}, "loop_masks"),  # layer(x, memory, tgt_mask, src_mask)
+    "loop_masks_unsqueezed": fails(55, DECODER - {"decoder_structure"}, "loop_mask_shape"),  # each mask .unsqueeze(1)
     # self.src_attn(x, x, x, tgt_mask), then self.self_attn(x, m, m, src_mask): the order is right, the modules swapped
     "attn_modules_swapped": fails(65, LAYER, "attn_modules_swapped"),
     "layers_reversed": fails(55, DECODER - {"decoder_structure"}, "layers_reversed"),  # for layer in self.layers[::-1]
