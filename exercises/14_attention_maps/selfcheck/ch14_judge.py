@@ -76,6 +76,11 @@ BUGS = {
     "토큰도 같은 수로 자르세요: ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
     "ticks_shifted": "눈금의 토큰이 한 칸 밀렸습니다(토큰을 더하거나 빼고 붙였습니다). i번째 칸에는 i번째 토큰을 붙이세요: "
     "ax.set_xticklabels(col_tokens[:열 수]), y축은 row_tokens[:행 수].",
+    "layer_tokens_swapped": "visualize_layer가 attn_map에 row_tokens와 col_tokens를 바꿔 넘겼습니다: x축(열)에는 key 토큰 "
+    "col_tokens, y축(행)에는 query 토큰 row_tokens가 붙어야 합니다. attn_map(attn, h, row_tokens, col_tokens, ntokens, ax) "
+    "순서로 넘기세요.",
+    "layer_tokens": "visualize_layer가 그린 눈금의 토큰이 기준과 다릅니다. 받은 row_tokens와 col_tokens를 바꾸지 말고 그대로 "
+    "attn_map에 넘기세요.",
     "not_figure": "visualize_layer는 matplotlib Figure를 돌려줘야 합니다: return fig. plt.show()는 부르지 마세요 "
     "(채점기와 노트북이 돌려받은 그림을 씁니다).",
     "getter_fn_ignored": "visualize_layer가 인자 getter_fn을 쓰지 않았습니다. 가중치는 인자로 받은 getter_fn에 model과 layer를 넘겨 읽으세요. 어떤 "
@@ -391,7 +396,28 @@ def layer_problem(evidence, case):
     if any(m is None for m in maps) or len({m.shape for m in maps}) != 1:
         return BUGS["map_shape"]
     expected = torch.stack([decode(ax["data"]) for ax in evidence.reference(case)["axes"]])
-    return data_problem(evidence, case, torch.stack(maps), expected)
+    return data_problem(evidence, case, torch.stack(maps), expected) or layer_ticks_problem(evidence, case, trace)
+
+
+def layer_ticks_problem(evidence, case, trace):
+    """visualize_layer's tokens: each axes' tick labels at its cells are the reference's. Judged only when the student's
+    attn_map labels its own cases right: otherwise the labels are attn_map's mistake, which its ticks check costs."""
+    for name in map_cases(case):
+        try:
+            if ticks_problem(evidence, name) is not None:
+                return None
+        except Finding:
+            return None
+    spec = probe.CASES[case]
+    queries, keys = set(probe.row_tokens(spec)), set(probe.col_tokens(spec))
+    for drawn, wanted in zip(trace["axes"], evidence.reference(case)["axes"]):
+        (have_x, have_y), (want_x, want_y) = labels(drawn, case), labels(wanted, case)
+        if (have_x, have_y) == (want_x, want_y):
+            continue
+        if any(label in queries - keys for label in have_x) and any(label in keys - queries for label in have_y):
+            return BUGS["layer_tokens_swapped"]
+        return BUGS["layer_tokens"]
+    return None
 
 
 def stand_in_cause(evidence, case):
@@ -423,6 +449,21 @@ def stand_in_problem(evidence, case):
         return BUGS["same_head"] if len(set(heads)) == 1 else BUGS["head_order"]
     if any(tuple(m.shape) != (spec.max_dim, spec.max_dim) for m in maps):
         return BUGS["ntokens_ignored"]
+    return tokens_problem(trace.get("double_tokens") or [], spec)
+
+
+def tokens_problem(calls, spec):
+    """Korean: the row and column tokens visualize_layer handed attn_map (as the stand-in recorded them) are not the
+    ones it got (a cut to at least ntokens is fine), or None."""
+    queries, keys = probe.row_tokens(spec), probe.col_tokens(spec)
+
+    def starts(given, tokens):
+        return given is not None and len(given) >= min(spec.max_dim, len(tokens)) and given == tokens[:len(given)]
+
+    for rows, cols in calls:
+        if starts(rows, queries) and starts(cols, keys):
+            continue
+        return BUGS["layer_tokens_swapped" if starts(rows, keys) and starts(cols, queries) else "layer_tokens"]
     return None
 
 

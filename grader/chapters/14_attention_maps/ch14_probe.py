@@ -384,9 +384,12 @@ class MapDouble:
     def __init__(self, attn):
         self.attn = attn
         self.calls = 0
+        self.tokens = []  # [row tokens, column tokens] of each call (the first 16 calls)
 
     def __call__(self, attn, head, row_tokens, col_tokens, max_dim, ax):
         self.calls += 1
+        if len(self.tokens) < 16:
+            self.tokens.append([token_texts(row_tokens), token_texts(col_tokens)])
         size = int(max_dim)
         image = ax.imshow(torch.full((size, size), float(head) if self.given(attn) else -1.0).numpy())
         return image.axes  # the ax it drew on, as attn_map returns it
@@ -397,6 +400,14 @@ class MapDouble:
             return bool(torch.equal(torch.as_tensor(attn).detach().cpu().to(self.attn.dtype), self.attn))
         except (TypeError, ValueError, RuntimeError):
             return False
+
+
+def token_texts(tokens):
+    """Up to 64 tokens as strings (plain data), or None for something that is not a sequence."""
+    try:
+        return [str(token)[:40] for token in list(tokens)[:64]]
+    except Exception:
+        return None
 
 
 def layer_with_stand_in(namespace, case, attn):
@@ -412,4 +423,4 @@ def layer_with_stand_in(namespace, case, attn):
         trace = record_layer(namespace, case, attn)
     finally:
         names["attn_map"] = student
-    return {**trace, "double_calls": double.calls}
+    return {**trace, "double_calls": double.calls, "double_tokens": double.tokens}

@@ -52,6 +52,9 @@ EXPECTED = {
     "map_colour_vmax_half": fails(95, SCALE, "scale_range"),  # vmin=0, vmax=0.5: fixed, but not to 0–1
     # visualize_layer
     "layer_one_axes": fails(77.5, LAYER, "one_axes"),
+    # attn_map(attn, h, col_tokens, row_tokens, …): read from the ticks drawn (visible), from the tokens the stand-in
+    # attn_map was handed where the student's attn_map then raised (hidden: fewer tokens than cells)
+    "layer_tokens_swapped": fails(77.5, LAYER, "layer_tokens_swapped"),
     "layer_show_no_return": fails(77.5, LAYER, "not_figure"),  # plt.show(), nothing returned
     "layer_ignores_getter_fn": fails(77.5, LAYER, "getter_fn_ignored"),  # get_encoder(model, layer) always
     "layer_head_zero": fails(77.5, LAYER, "same_head"),  # attn_map(attn, 0, …) on every axes
