@@ -41,6 +41,8 @@ BUGS = {
     "torch.randint로 새로 뽑고, data_gen 안에서 torch.manual_seed를 다시 부르지 마세요.",
     "loss_not_pair": "SimpleLossCompute는 (합계 손실, norm으로 나눈 손실) 두 값을 튜플로 돌려줘야 합니다. 합계 손실은 값만(계산 그래프 없이), 나눈 손실은 "
     "backward할 수 있게 돌려주세요.",
+    "loss_other_count": "손실을 norm이 아닌 다른 수로 나눴습니다. SimpleLossCompute는 run_epoch가 넘긴 norm(padding이 아닌 "
+    "토큰 수)으로 나눕니다: self.criterion(...) / norm. y.numel()이나 len(y)는 padding까지 셉니다.",
     "loss_not_divided": "손실을 norm으로 나누지 않았습니다. criterion의 합계를 토큰 수(norm)로 나눠야 batch 크기와 상관없이 "
     "토큰당 손실이 되고, 기울기의 크기도 일정해집니다: self.criterion(...) / norm.",
     "loss_multiplied": "손실에 norm을 곱했습니다. criterion의 합계를 토큰 수(norm)로 나눠야 토큰당 손실이 됩니다: "
@@ -308,6 +310,10 @@ def loss_problem(evidence, case):
         if near(found, wanted / norm):  # sloss / norm, sloss already divided; the first value is named too if wrong
             first_right = near(number(total), number(want_total))
             return BUGS["loss_divided_twice"] + ("" if first_right else " " + BUGS["loss_first"])
+        divisor = wanted * norm / found if found else 0.0
+        if divisor >= 1 and near(divisor, round(divisor)) and not near(divisor, norm):  # the sum over another count
+            shown = f" (나눈 수: {round(divisor)}, norm: {norm:g})" if evidence.visible(case) else ""
+            return BUGS["loss_other_count"] + shown
         return BUGS["loss_value"]
     if not near(number(total), number(want_total)):
         return BUGS["loss_first"]

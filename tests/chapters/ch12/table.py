@@ -36,6 +36,7 @@ EXPECTED = {
     # SimpleLossCompute's mistakes cost its own checks only: run_epoch is judged with the probe's stand-in
     "loss_not_divided": fails(85, LOSS, "loss_not_divided"),
     "loss_multiplied": fails(85, LOSS, "loss_multiplied"),  # self.criterion(...) * norm
+    "loss_divided_by_numel": fails(85, LOSS, "loss_other_count"),  # self.criterion(...) / y.numel(): pads counted
     "loss_divided_twice": fails(85, LOSS, "loss_divided_twice"),  # return sloss.data * norm, sloss / norm
     # return sloss.data, sloss / norm: both values named, the second first
     "loss_divided_twice_first_per_token": fails(85, LOSS, "loss_divided_twice",
