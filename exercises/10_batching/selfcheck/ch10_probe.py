@@ -45,7 +45,7 @@ class Case:
 CASES = {
     "pad0": Case(visible=True, text="Batch(src, tgt, pad=0), src (2, 5), tgt (2, 6)", kind="batch", pad=0,
                  src=((1, 5, 6, 0, 0), (1, 7, 8, 9, 3)),
-                 tgt=((1, 4, 9, 3, 0, 0), (1, 6, 5, 8, 7, 3))),
+                 tgt=((1, 4, 9, 3, 0, 0), (1, 6, 2, 8, 7, 3))),  # a token 2 (the default pad) that is no pad
     "pad2": Case(visible=True, text="Batch(src, tgt, pad=2), src (3, 6), tgt (3, 7)", kind="batch", pad=2,
                  src=((0, 5, 9, 7, 1, 2), (0, 4, 1, 2, 2, 2), (0, 8, 6, 3, 5, 1)),
                  tgt=((0, 6, 4, 1, 2, 2, 2), (0, 9, 8, 7, 5, 3, 1), (0, 3, 1, 2, 2, 2, 2))),

@@ -204,8 +204,9 @@ def _ntokens(tgt_y, tgt, full, pad, way="ok", src=None):
     return (counted != pad).sum()
 
 
-def batch(src, tgt, pad, src_mask="ok", shift="ok", tgt_mask="ok", mask_from="tgt", ntokens="ok"):
-    """A Batch's attributes computed with the given ways (all "ok": the original's)."""
+def batch(src, tgt, pad, src_mask="ok", shift="ok", tgt_mask="ok", mask_from="tgt", ntokens="ok", std_pad=None):
+    """A Batch's attributes computed with the given ways (all "ok": the original's); `std_pad`: the pad make_std_mask
+    compares with, when the code wrote a number there."""
     out = {"src": src, "src_mask": _padding(src, pad, src_mask)}
     if tgt is None:
         return out
@@ -216,7 +217,7 @@ def batch(src, tgt, pad, src_mask="ok", shift="ok", tgt_mask="ok", mask_from="tg
         first, second = SHIFTS[shift]
         out["tgt"], out["tgt_y"] = tgt[:, first], tgt[:, second]
     source = {"tgt": out["tgt"], "tgt_y": out["tgt_y"], "full": tgt}[mask_from]
-    out["tgt_mask"] = _std_mask(source, pad, tgt_mask)
+    out["tgt_mask"] = _std_mask(source, pad if std_pad is None else std_pad, tgt_mask)
     out["ntokens"] = _ntokens(out["tgt_y"], out["tgt"], tgt, pad, ntokens, src)
     return out
 
@@ -229,6 +230,8 @@ def _models(case):
     models = [(None, {})] + [(bug, {knob: way}) for bug, knob, way in knobs]
     if spec.pad is not probe.DEFAULT:
         models += [("pad_ignored", {"pad": pad}) for pad in PADS if pad != spec.pad]
+        if spec.kind == "batch" and spec.tgt:  # a number written into make_std_mask alone
+            models += [("pad_ignored", {"std_pad": pad}) for pad in PADS if pad != spec.pad]
     return models
 
 
