@@ -25,6 +25,8 @@ BUGS = {
     "no_scale": "점수를 √d_k로 나누지 않은 것 같습니다. scores = query @ keyᵀ / math.sqrt(d_k) 로 나눠야 softmax가 포화되지 않습니다.",
     "divide_by_dk": "점수를 √d_k가 아니라 d_k로 나눈 것 같습니다. math.sqrt(d_k)로 나누세요.",
     "half_dk": "점수를 d_k/2로 나눈 것 같습니다. `d_k ** 1 / 2`는 (d_k ** 1) / 2로 계산됩니다. `d_k ** 0.5`나 math.sqrt(d_k)를 쓰세요.",
+    "floor_divide": "점수를 //(몫 나눗셈)으로 나눈 것 같습니다. //는 소수점 아래를 버려 점수가 정수 값이 되고 기울기도 흐르지 "
+    "않습니다. /로 나누세요: scores = query @ keyᵀ / math.sqrt(d_k).",
     "times_sqrt": "점수에 √d_k를 곱한 것 같습니다. 곱하지 말고 나눠야 합니다.",
     "wrong_dk": "d_k를 잘못된 텐서나 축에서 가져온 것 같습니다. d_k는 query의 마지막 축의 크기(query.size(-1))입니다. "
     "len(query)와 query.size(0)은 batch 크기입니다.",
