@@ -10,7 +10,7 @@ the probe relies on (`"tampered"`: evidence lines), which the grader scores 0.
 import contextlib
 import sys
 
-from . import guard, messages
+from . import given, guard, messages
 from .errortext import described
 from .loading import given_code, module_from_source, top_level_line
 from .messages import stopped_run
@@ -26,6 +26,7 @@ def prepare(probe):
     The sandbox's warm worker calls it before it forks: binding touches every watched object, and in a forked child
     each touch copies a page it shares with the worker (measured: a third of a chapter 01 submission's time)."""
     _PREPARED[:] = [(probe, *guard.bind(probe))]
+    given.prepare(_PREPARED[0][1])  # the course's given units compiled once, for every child
 
 
 def execute(source, probe, case_names):
@@ -52,14 +53,14 @@ def run(source, probe, case_names, bound):
         module = module_from_source(source, notes=notes, stops=stops)
     except BaseException as error:  # SystemExit and KeyboardInterrupt are student errors too
         return _finished({"load_error": describe_exception(error)}, notes, changes(bound))
-    traces = {}
-    with given_code(probe), course_defaults(notes):
-        for name in case_names:
-            try:
-                traces[name] = run_case(module, name)
-            except BaseException as error:
-                traces[name] = {"error": describe_exception(error)}
+    traces = _run_cases(module, probe, run_case, case_names, notes)
     outcome = {"traces": traces}
+    units = given.units_of(probe)
+    changed = given.changed(vars(module), units, probe) if units else []
+    if changed:  # the chapter's cases again with the course's copy of what the student changed (given.py)
+        with given.course_code(vars(module), units, changed):
+            outcome["given"] = {"changed": changed, "traces": _run_cases(module, probe, run_case, case_names, notes)}
+        notes.append(messages.given_changed(changed))
     if stops:
         (error, below, cell), = stops
         stopped = describe_exception(error)
@@ -69,6 +70,18 @@ def run(source, probe, case_names, bound):
         outcome["stopped"] = _stopped(stopped, below, traces)
         notes.append(stopped_run(described(outcome["stopped"]), outcome["stopped"].get("type")))
     return _finished(outcome, notes, changes(bound))
+
+
+def _run_cases(module, probe, run_case, case_names, notes):
+    """{case: trace} of the probe's cases on the loaded module (an exception raised out of a case is its trace)."""
+    traces = {}
+    with given_code(probe), course_defaults(notes):
+        for name in case_names:
+            try:
+                traces[name] = run_case(module, name)
+            except BaseException as error:
+                traces[name] = {"error": describe_exception(error)}
+    return traces
 
 
 def _stopped(stopped, below, traces):

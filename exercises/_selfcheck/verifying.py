@@ -17,11 +17,11 @@ def verify(chapter_id, check_name, namespace):
     check = declared.check(check_name)
     track = tracks.NOTEBOOK if isinstance(namespace, dict) else tracks.PY
     outcome = _beside(namespace)  # the grader gets the file alone: a module beside it is not there (as_graded.py)
-    if isinstance(namespace, dict):
-        namespace = types.SimpleNamespace(**namespace)
+    names = namespace if isinstance(namespace, dict) else vars(namespace)  # what the student's functions read
     if outcome is None:
         with torch_threads(declared.budget.threads), course_defaults():  # the chapter's threads, as in the sandbox
-            outcome = {"traces": {case: _run(declared.probe, namespace, case) for case in check.all_cases}}
+            outcome = {"traces": _traces(declared.probe, names, namespace, check.all_cases)}
+            outcome.update(_with_course_units(declared.probe, names, namespace, check.all_cases))
     (result,) = tracks.results_for(judge([check], declared.probe, outcome, references.load(declared.id)), track)
     if not result.passed:
         raise AssertionError(f"[{result.title}] {number(result.score)}/{number(result.points)}점 — {result.message}")
@@ -41,6 +41,25 @@ def _beside(namespace):
     if not isinstance(path, str):
         return None
     return missing_module_outcome(namespace, os.path.dirname(os.path.realpath(path)), own=namespace.__name__)
+
+
+def _traces(probe, names, namespace, cases):
+    """{case: trace} on the student's namespace (a notebook's globals are read through a namespace of their own)."""
+    space = types.SimpleNamespace(**names) if isinstance(namespace, dict) else namespace
+    return {case: _run(probe, space, case) for case in cases}
+
+
+def _with_course_units(probe, names, namespace, cases):
+    """{"given": …} as the grader's run records it when the student changed units the chapter ships written (the
+    cases again with the course's copy of those, given.py), else {}; the student's globals are put back after."""
+    from . import given
+
+    units = given.units_of(probe)
+    changed = given.changed(names, units, probe) if units else []
+    if not changed:
+        return {}
+    with given.course_code(names, units, changed):
+        return {"given": {"changed": changed, "traces": _traces(probe, names, namespace, cases)}}
 
 
 def _run(probe, namespace, case):

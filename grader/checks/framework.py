@@ -220,8 +220,23 @@ def judge(checks, probe, outcome, references, visible_only=False):
     if failure:
         return [CheckResult(c.name, c.title, c.points, 0.0, c.visible, failure) for c in selected]
     evidence = Evidence(outcome["traces"], references, probe)
+    course = outcome.get("given")  # the run with the course's copy of the units the student changed (given.py)
+    other = Evidence(course["traces"], references, probe) if isinstance(course, dict) and \
+        isinstance(course.get("traces"), dict) else None
     with _one_thread():
-        return [_run_check(check, evidence.for_check(check)) for check in selected]
+        results = [_run_check(check, evidence.for_check(check)) for check in selected]
+        if other is not None:  # a check the change of a given unit failed counts as judged with the course's unit
+            results = [_better(result, lambda check=check: _run_check(check, other.for_check(check)))
+                       for check, result in zip(selected, results)]
+        return results
+
+
+def _better(result, judged_otherwise):
+    """`result`, or the other run's result of the same check when that one scores more."""
+    if result.score >= result.points:
+        return result
+    other = judged_otherwise()
+    return other if other.score > result.score else result
 
 
 def _one_thread():

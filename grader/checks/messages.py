@@ -42,6 +42,14 @@ MODULE_HINT = (f" 채점과 자가 점검은 제출하는 {STUDENT_FILE}(또는 
 INPUT_HINT = " 채점과 자가 점검에는 키보드 입력이 없어서 input()이 EOFError를 냅니다. 제출하는 파일에서 input() 호출을 지우세요."
 
 
+def given_changed(names):
+    """The note when the student's copy of units the chapter ships written is not the course's (`given.py`)."""
+    shown = ", ".join(f"`{name}`" for name in names)
+    return (f"앞 장에서 주어진 코드 가운데 {shown}이(가) 과정의 코드와 다릅니다(이 장에서 고치지 않아도 되는 코드입니다). "
+            "이 장의 검사는 그 차이 때문에 틀리지 않도록 과정의 코드로도 채점합니다: 이 장에서 쓴 부분만 점수에 들어갑니다. "
+            "일부러 바꾼 것이 아니라면 이 장의 데모와 다음 장을 위해 과정의 코드로 되돌리세요.")
+
+
 def error_hint(error_type):
     """MODULE_HINT after a ModuleNotFoundError, INPUT_HINT after an EOFError, else nothing."""
     return {"ModuleNotFoundError": MODULE_HINT, "EOFError": INPUT_HINT}.get(error_type, "")

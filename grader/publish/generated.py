@@ -10,7 +10,7 @@ whole build only. CI runs the whole `build --check`.
 import sys
 
 from grader import chapters, paths
-from grader.checks import loading, references, trained
+from grader.checks import given, loading, references, trained
 
 from . import copymodel, drift, exercise, headers, notebook, release, shipping
 
@@ -37,6 +37,11 @@ def generate(with_release=True, only=None):
             continue
         document = reference_document(chapter)
         files[chapter.reference_file] = shipping.dump_json(document)
+        units = given_units(chapter)
+        if units:
+            note = headers.note(f"solutions/{chapter.id}/transformer.py by grader/publish/generated.py (given_units)")
+            files[chapter.grader_folder / given.file_name(chapter.number)] = shipping.dump_json(
+                {"_generated": note, "prelude": given_prelude(chapter), "units": units})
         package = {relative: _kept(paths.EXERCISES / shipping.exercise_path(chapter, relative), data)
                    for relative, data in shipping.files(chapter, document, files).items()}
         for relative, data in exercise.files(chapter, package).items():
@@ -50,6 +55,26 @@ def generate(with_release=True, only=None):
         for relative, data in release.files(nbgrader_sources).items():
             files[paths.RELEASE / relative] = data
     return files
+
+
+def given_units(chapter):
+    """{name: source} of the units the chapter ships written (`loading.given_names`), as its solution defines them, in
+    the file's order (`checks/given.py` puts them back when a student's changed copy is what fails a check)."""
+    import ast
+
+    source = chapter.module.read_text(encoding="utf-8")
+    names = loading.given_names(chapter.number)
+    return {node.name: ast.get_source_segment(source, node) for node in ast.parse(source).body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in names}
+
+
+def given_prelude(chapter):
+    """The solution's top-level imports: the course's units compile as they do in a file that imports these."""
+    import ast
+
+    source = chapter.module.read_text(encoding="utf-8")
+    return "\n".join(ast.get_source_segment(source, node) for node in ast.parse(source).body
+                     if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def _add(files, path, data):

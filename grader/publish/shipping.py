@@ -3,7 +3,7 @@ import ast
 import json
 
 from grader import paths
-from grader.checks import find, references
+from grader.checks import find, given, references
 from grader.sandbox.staging import data_files
 
 from . import headers
@@ -58,8 +58,10 @@ def files(chapter, reference_document, generated=None):
 
 
 def is_chapter_specific(chapter, relative):
-    """Whether package file `relative` (`selfcheck/…`) belongs to this chapter alone: its probe, judge and references."""
-    return relative.split("/", 1)[1] in (chapter.probe_file.name, chapter.judge_file.name, REFERENCE)
+    """Whether package file `relative` (`selfcheck/…`) belongs to this chapter alone: its probe, judge, references and
+    the units it ships written."""
+    return relative.split("/", 1)[1] in (chapter.probe_file.name, chapter.judge_file.name, REFERENCE,
+                                         given.file_name(chapter.number))
 
 
 def exercise_path(chapter, relative):

@@ -214,7 +214,8 @@ def test_repository_is_invisible(hostile):
     # course_cells.json: the data file `loading` declares (public: the course's demo and text cells by line count and
     # hash), staged beside it as every declared data file is.
     assert listed["CHECKS"] == ["__init__.py", "ch01_probe.py", "colab.py", "course_cells.json", "errortext.py",
-                                "execute.py", "guard.py", "ipython.py", "loading.py", "messages.py", "tensors.py"]
+                                "execute.py", "given.py", "guard.py", "ipython.py", "loading.py", "messages.py",
+                                "tensors.py"]
     assert "OPEN" in lines
 
 

@@ -40,6 +40,9 @@ EXPECTED = {
     # its dropout on its own model): encode, decode and forward are judged on the student's EncoderDecoder around the
     # probe's stand-in parts
     "n_ignored": fails(50, MAKE_MODEL, "n_ignored"),  # Encoder(..., 6), Decoder(..., 6)
+    # the same, with the given attention changed too (no scale): the chapter's checks are judged with the course's
+    # attention (given.py), so only make_model's own mistake costs points, named as before
+    "n_ignored_given_attention_changed": fails(50, MAKE_MODEL, "n_ignored"),
     # PositionwiseFeedForward(d_ff, d_model, dropout): named by the shapes of feed_forward.w_1 and w_2
     "make_model_ff_swapped": Bug(50, dict.fromkeys(MAKE_MODEL, ())),
     "src_embed_no_position": fails(50, MAKE_MODEL, "names"),  # nn.Sequential(Embeddings(d_model, src_vocab))
