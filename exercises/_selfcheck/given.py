@@ -120,7 +120,11 @@ def changed(namespace, units, probe):
     found = []
     for name, source in units.items():
         codes = _course_code_object(probe, name, source)
-        if name in namespace and codes and not _same_unit(namespace[name], codes):
+        try:  # the student's object may be anything (a class whose attributes raise when read)
+            differs = name in namespace and codes and not _same_unit(namespace[name], codes)
+        except Exception:
+            differs = False
+        if differs:
             found.append(name)
     return found
 
