@@ -178,7 +178,9 @@ MUTATIONS = [
         (("grader/chapters/07_encoder/ch07_judge.py", '    problem = None\n    if stored.get("kind") != "tensor":  # never',
           '    if stored.get("kind") != "tensor":\n        return Verdict.of(None)\n    problem = None\n    if False:  # never'),),
         ("tests/checks/test_chapters.py::test_bug_fixture_fails_exactly_the_listed_checks_with_the_named_diagnosis"
-         "[ch07-near_attn_not_stored]",),
+         "[ch07-attn_renamed]",
+         "tests/chapters/ch07/test_ch07_diagnoses.py::test_a_changed_given_unit_fails_pad_attention_on_its_own_run"
+         "[ok_given_attn_not_stored-MultiHeadedAttention-attn_missing]"),
     ),
     Mutation(
         "ch12_gradients_unchecked",
@@ -331,7 +333,8 @@ MUTATIONS = [
         (("grader/chapters/07_encoder/ch07_judge.py",
           "    if problem is None and padding_weight(decode(stored), case) > 1e-6:\n",
           "    if problem is None and padding_weight(decode(stored), case) > 1e-3:\n"),),
-        (NEAR + "[ch07-near_fill_minus_ten]",),
+        ("tests/chapters/ch07/test_ch07_diagnoses.py::test_a_changed_given_unit_fails_pad_attention_on_its_own_run"
+         "[ok_given_fill_minus_ten-attention-padding_leak]",),
     ),
 ]
 

@@ -64,3 +64,30 @@ def test_the_probe_records_what_each_part_received():
                                                   "layers.1.self_attn", "layers.1.feed_forward"]
     assert calls[0]["query"] == calls[0]["key"] == "layers.0.sublayer.0.norm" and calls[0]["mask"] == "input:mask"
     assert calls[1]["x"] == "layers.0.sublayer.1.norm"
+
+
+@pytest.mark.parametrize("fixture, changed, key", [("ok_given_fill_minus_ten", "attention", "padding_leak"),
+                                                   ("ok_given_attn_not_stored", "MultiHeadedAttention", "attn_missing")])
+def test_a_changed_given_unit_fails_pad_attention_on_its_own_run(fixture, changed, key):
+    """A change of the given attention (-10 for -1e9: padding weights ~1e-5; `self.attn` never stored) fails
+    pad_attention on the student's own run, naming the leak or the missing weights: the check is strict, and only the
+    second run with the course's unit (given.py) earns the points, with a note naming the changed unit."""
+    import contextlib
+    import io
+
+    from grader.checks import messages, references
+    from grader.checks.execute import execute
+    from grader.checks.framework import judge
+
+    contract = load_chapter(CH07.id)
+    with contextlib.redirect_stdout(io.StringIO()):
+        outcome = execute(CH07.fixture(fixture).read_text(encoding="utf-8"), contract.probe,
+                          contract.probe.case_names(visible_only=True))
+    assert outcome["given"]["changed"] == [changed]
+    assert messages.given_changed([changed]) in outcome["notes"]
+    reference = references.load(CH07.id)
+    own = {r.name: r for r in judge(contract.checks, contract.probe, {**outcome, "given": None}, reference, True)}
+    assert not own["pad_attention"].passed and contract.bugs[key] in own["pad_attention"].message
+    assert all(result.passed for name, result in own.items() if name != "pad_attention")
+    forgiven = {r.name: r for r in judge(contract.checks, contract.probe, outcome, reference, True)}
+    assert forgiven["pad_attention"].passed
