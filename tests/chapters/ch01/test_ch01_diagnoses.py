@@ -88,3 +88,13 @@ def test_verify_failure_message_carries_the_diagnosis(capsys):
         verify(CH01.id, "seed_weights", module)
     text = str(failure.value)
     assert "시드 입력의 가중치 p_attn" in text and "0/15점" in text and BUGS["no_scale"] in text
+
+
+def test_tensors_of_two_dtypes_in_one_operation_are_named():
+    """`scores.float().softmax(…)` on the hidden float64 case: the second matmul raises, and the message names the two
+    dtypes mixed (with the line), not only "실행 중 오류가 났습니다", and hides the hidden case's exception text."""
+    from grader.checks import errortext
+
+    message = results("softmax_float32", hidden=True)["float64_preserved"].message
+    assert errortext.DTYPE.split("(")[0] in message and "transformer.py" in message
+    assert "expected" not in message
