@@ -12,6 +12,14 @@ CUDA = ("GPU(CUDA)를 쓰는 코드입니다{detail}. 채점은 GPU가 없는 CP
         "`.to(x.device)`를 쓰세요 (x는 함수가 받은 입력 텐서).")
 
 
+# What torch says when one operation gets tensors of two dtypes (float32 made inside the code meeting float64 inputs).
+DTYPE_WORDS = ("same dtype", "but found Float", "but found Double", "dtypes match", "mixed dtype", "to be equal to src.dtype",
+               "must have the same dtype")
+DTYPE = ("한 연산에 dtype이 다른 텐서가 섞여 오류가 났습니다 ({detail}). 입력이 float64일 때 `.float()`나 `torch.tensor(…)`, "
+         "`torch.zeros(…)`로 새로 만든 텐서는 float32입니다. dtype을 바꾸지 말고, 새 텐서는 입력을 따라 만드세요 "
+         "(`dtype=x.dtype`, `torch.zeros_like(x)`, `x.new_zeros(…)`).")
+
+
 def cuda_problem(error):
     """The Korean explanation when the exception `error` (a described exception) came from asking for a GPU, else None."""
     message = f"{error.get('type', '')}: {error.get('message', '')}"
@@ -30,7 +38,8 @@ def described(error):
 
 
 def runtime_error(evidence, case, error):
-    """`실행 중 오류가 났습니다 (NameError: …, 코드 셀 3의 5번째 줄: `…`).`
+    """`실행 중 오류가 났습니다 (NameError: …, 코드 셀 3의 5번째 줄: `…`).`, or for tensors of two dtypes met in one
+    operation `DTYPE`, which says why.
 
     The exception's message is shown for a visible case, and for a hidden case only when a visible case raised
     the very same message (so one crash reads the same on every check, and nothing hidden is revealed).
@@ -42,7 +51,10 @@ def runtime_error(evidence, case, error):
     if error.get("message") and (_visible(evidence, case) or _seen_on_visible_case(evidence, error)):
         detail += f": {error['message']}"
     where = place(error.get("where"))
-    return f"실행 중 오류가 났습니다 ({detail}{', ' + where if where else ''})."
+    detail += f", {where}" if where else ""
+    if any(word in error.get("message", "") for word in DTYPE_WORDS):
+        return DTYPE.format(detail=detail)
+    return f"실행 중 오류가 났습니다 ({detail})."
 
 
 def _visible(evidence, case):

@@ -26,6 +26,7 @@ BUGS = {
     "정의하고 __init__에서 super().__init__()을 부르세요.",
     "names": module_judge.NAMES_DIFFER,
     "no_bias": module_judge.NO_BIAS,
+    "sizes": module_judge.SIZES_FROM_ARGUMENTS,
     "dropout_rate": "self.dropout이 생성자의 dropout 인자(기본값 0.1)를 p로 쓰는 nn.Dropout이어야 합니다.",
     "relu_missing": "활성화 함수(ReLU)가 없습니다. 그러면 w_2(w_1(x))는 선형 변환 하나와 같아집니다. "
     "w_1 뒤에 .relu()를 넣으세요: w_2(dropout(relu(w_1(x)))).",

@@ -41,6 +41,8 @@ EXPECTED = {
     # mistakes invented outside the fixtures:
     # nn.Dropout(0.1) whatever dropout= says: named from the module's dropout rate recorded on the train cases
     "dropout_hardcoded": fails(70, TRAIN, "dropout_rate"),
+    # nn.Linear(d_model, 4 * d_model): the visible cases' d_ff is 4 · d_model; the others name the sizes typed in
+    "d_ff_four_times_d_model": fails(70, {"no_batch_axis", "hidden_sizes", "hidden_gradients"}, "sizes"),
     # nn.Dropout(1 - dropout) (a keep probability): the visible train case's 0.5 hides it
     "dropout_keep_prob": fails(75, {"module_structure", "hidden_dropout"}, "dropout_rate"),
     "relu_on_input": fails(15, FORWARD, "relu_on_input"),  # w_2(dropout(w_1(x.relu())))
