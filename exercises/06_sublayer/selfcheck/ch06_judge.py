@@ -32,6 +32,8 @@ BUGS = {
     "LayerNorm은 x.std(-1, keepdim=True), 곧 n-1로 나누는 불편 추정을 씁니다.",
     "eps_in_sqrt": "eps를 제곱근 안(분산)에 더했습니다. 원문은 표준편차에 더합니다: (x - 평균) / (표준편차 + eps). "
     "분산이 작은 입력이나 큰 eps에서 결과가 달라집니다.",
+    "eps_twice": "eps를 두 번 더했습니다: 분산에 더해 제곱근을 구한 뒤 표준편차에 또 더했습니다. 원문은 표준편차에 한 번만 "
+    "더합니다: (x - 평균) / (x.std(-1, keepdim=True) + eps).",
     "eps_misplaced": "eps를 나눗셈 밖에서 더했습니다(괄호 위치). 분모 전체가 (표준편차 + eps)가 되도록 괄호로 묶으세요.",
     "eps_default": "eps의 기본값이 원문과 다릅니다. 원문은 def __init__(self, features, eps=1e-6)입니다. eps를 주지 않고 "
     "만든 LayerNorm(make_model이 그렇게 만듭니다)은 분산이 작은 입력에서 결과가 달라집니다.",

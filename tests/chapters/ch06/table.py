@@ -17,6 +17,7 @@ EXPECTED = {
     # √(biased var + eps), as nn.LayerNorm: the eps shows on low-variance inputs only
     "nn_layernorm_style": fails(45, NORM_OUTPUTS, "biased_std", ln_eps=BOTH, hidden_ln_eps=BOTH),
     "eps_in_sqrt": fails(80, LOW_VARIANCE, "eps_in_sqrt"),  # √(var + eps)
+    "eps_twice": fails(80, LOW_VARIANCE, "eps_twice"),  # √(var + eps) + eps: torch's formula with the original's eps kept
     # a_2 * (x - mean) / std + eps + b_2: half of ln_eps, whose default-eps case (eps 1e-6) cannot show it
     "eps_misplaced": fails(85, LOW_VARIANCE, "eps_misplaced"),
     # mean/std over dim=1: right on a 2-D input, wrong on the others
