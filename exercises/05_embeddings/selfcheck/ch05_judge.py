@@ -85,6 +85,8 @@ BUGS = {
     "max_len_ignored": "PositionalEncoding이 max_len 인자를 쓰지 않습니다: max_len을 주어도 pe 표의 행 수가 그대로입니다. "
     "pe 표는 (1, max_len, d_model)이 되도록 생성자의 max_len으로 만드세요.",
     "pe_not_added": "출력이 입력과 같습니다. 위치 인코딩 pe를 입력 x에 더해야 합니다.",
+    "pe_one_position": "모든 위치에 같은 위치 인코딩 한 줄을 더했습니다(self.pe[:, x.size(1)]나 self.pe[:, 0]처럼 한 위치만 "
+    "골랐습니다). 위치마다 자기 줄이 더해지도록 입력 길이만큼 잘라 더하세요: self.pe[:, :x.size(1)].",
     "pe_not_sliced": "pe를 입력 길이로 자르지 않아 (1, max_len, d_model)짜리 표 전체를 더하려 했습니다. 자르는 축도 "
     "확인하세요: 맨 앞 축(크기 1, batch 축)을 self.pe[:x.size(1)]처럼 자르면 표가 그대로 남습니다. "
     "입력의 토큰 수 x.size(1)만큼, 곧 self.pe[:, :x.size(1)]만 더하세요.",
@@ -211,6 +213,23 @@ def frequency_problem(evidence, case, output, expected):
     return None
 
 
+def one_position_problem(evidence, case, output, expected):
+    """PositionalEncoding: the pe the student added (recovered from the output where dropout kept a value, undoing its
+    1/(1-p)) is one row, the same at every position, while the reference's rows differ → one position picked."""
+    spec = probe.CASES[case]
+    if spec.cls != probe.POSITIONAL or output.shape != expected.shape or output.dim() != 3 or output.size(1) < 2:
+        return None
+    x = evidence.inputs(case)[0].to(torch.float64)
+    scale = 1 - spec.dropout if spec.train else 1.0
+    kept = expected != 0 if spec.train else torch.ones_like(expected, dtype=torch.bool)
+    found = torch.where(kept, output * scale - x, torch.nan)
+    if not bool(kept.any()) or float(found[kept].abs().max()) < 1e-6:
+        return None
+    spread = (found.nan_to_num(-torch.inf).amax(dim=(0, 1)) - found.nan_to_num(torch.inf).amin(dim=(0, 1)))
+    columns = kept.any(dim=0).any(dim=0)
+    return BUGS["pe_one_position"] if bool((spread[columns] < 1e-6).all()) else None
+
+
 def fitted_multiple(found, basis):
     """c with found ≈ c · basis (least squares; None when basis is all zeros or the fit does not hold)."""
     norm = float((basis * basis).sum())
@@ -262,6 +281,7 @@ def values_problem(evidence, case, output, expected):
     if probe.CASES[case].cls == probe.EMBEDDINGS:
         return scale_problem(evidence, case, output, expected)
     return (dropout_rate_problem(evidence, case, output, expected)
+            or one_position_problem(evidence, case, output, expected)
             or frequency_problem(evidence, case, output, expected)
             or scaled_input_problem(evidence, case, output, expected))
 

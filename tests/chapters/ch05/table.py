@@ -44,6 +44,7 @@ EXPECTED = {
     "near_pe_not_persistent": fails(85, {"pe_structure"}, "pe_not_persistent"),
     # arange(1, max_len + 1): positions counted from 1, every row one position off
     "near_position_from_1": fails(50, PE_OUTPUTS, "pe_positions_from_one"),
+    "pe_one_position": fails(50, PE_OUTPUTS, "pe_one_position"),  # self.pe[:, x.size(1)]: one row added at every position
     # nn.Dropout(p=dropout * 1.01): a dropout rate 1 % off, named by the structure and by the train outputs
     "near_dropout_p": fails(65, TRAIN | {"pe_structure"}, "dropout_module"),
     # position = torch.arange(0, max_len): (max_len,) * (d_model/2,) fails while the table is built
