@@ -68,6 +68,10 @@ BUGS = {
     "(self.tgt_y != pad).sum().",
     "ntokens_per_row": "ntokens가 문장마다 따로 센 텐서입니다(.sum(dim=1) 등). batch 전체에서 pad가 아닌 토큰 수 하나로 "
     "세세요: (self.tgt_y != pad).sum().",
+    "ntokens_rows": "ntokens가 토큰 수가 아니라 문장 수(batch 크기: len(self.tgt_y)나 .size(0))입니다. 손실을 나눌 토큰 수이므로 "
+    "self.tgt_y에서 pad가 아닌 토큰을 모두 세세요: (self.tgt_y != pad).sum().",
+    "ntokens_length": "ntokens가 토큰 수가 아니라 문장 길이(self.tgt_y.size(1))입니다. 손실을 나눌 토큰 수이므로 batch 전체에서 "
+    "pad가 아닌 토큰을 모두 세세요: (self.tgt_y != pad).sum().",
     "ntokens_mean": "ntokens가 개수가 아니라 비율입니다(.mean()). pad가 아닌 토큰의 개수를 .sum()으로 세세요.",
     "ntokens_on_full": "ntokens를 자르기 전의 tgt에서 셌습니다. self.tgt_y에서 pad가 아닌 토큰을 세세요.",
     "ntokens_on_src": "ntokens를 self.src(인코더 입력)에서 셌습니다. 손실을 나눌 토큰 수는 정답 self.tgt_y에서 pad가 아닌 "
@@ -158,6 +162,8 @@ KNOBS = [  # (bug, knob, way): the whole Batch computed with one thing done anot
     ("ntokens_inverted", "ntokens", "inverted"),
     ("ntokens_per_row", "ntokens", "per_row"),
     ("ntokens_mean", "ntokens", "mean"),
+    ("ntokens_rows", "ntokens", "rows"),
+    ("ntokens_length", "ntokens", "length"),
 ]
 STD_MASK_KNOBS = ("tgt_mask",)
 
@@ -200,6 +206,8 @@ def _ntokens(tgt_y, tgt, full, pad, way="ok", src=None):
         return (tgt_y != pad).sum(-1)
     if way == "mean":
         return (tgt_y != pad).float().mean()
+    if way in ("rows", "length"):  # len(tgt_y), tgt_y.size(1): sentences or positions, not tokens
+        return torch.tensor(tgt_y.size(0 if way == "rows" else 1))
     counted = {"ok": tgt_y, "tgt": tgt, "full": full, "src": src}[way]
     return (counted != pad).sum()
 

@@ -50,6 +50,7 @@ EXPECTED = {
     "ntokens_inverted": fails(87.5, NTOKENS, "ntokens_inverted"),  # (self.tgt_y == pad).sum()
     "ntokens_per_row": fails(85, NTOKENS, "ntokens_per_row"),  # (self.tgt_y != pad).sum(dim=1)
     "ntokens_mean": fails(85, NTOKENS, "ntokens_mean"),  # (self.tgt_y != pad).float().mean()
+    "ntokens_rows": fails(85, NTOKENS, "ntokens_rows"),  # len(self.tgt_y): sentences, not tokens (was "== pad" on pad0)
     # (tgt != pad).sum(): on pad0 the same count as tgt_y.numel(); the pad2 batch tells the two apart
     # (self.src != pad).sum(): right by chance on pad0; on pad2 the same count as the whole tgt's, told apart on pad0
     "ntokens_on_src": fails(92.5, NTOKENS, "ntokens_on_src"),
