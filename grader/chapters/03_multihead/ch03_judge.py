@@ -68,6 +68,9 @@ BUGS = {
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요.",
     "query_as_key": "key 자리에 query를 투영해 썼습니다(query ≠ key인 cross-attention에서만 드러납니다). "
     "linears[0], [1], [2]를 각각 query, key, value에 적용하세요: zip(self.linears, (query, key, value)).",
+    "query_for_all": "key와 value 자리에도 query를 투영해 썼습니다(self-attention처럼 (query, query, query); query ≠ key인 "
+    "cross-attention에서만 드러납니다). linears[0], [1], [2]를 각각 query, key, value에 적용하세요: "
+    "zip(self.linears, (query, key, value)).",
     "mask_not_passed": "mask를 attention에 넘기지 않았습니다. 그러면 padding이나 미래 위치도 가중치를 받습니다. "
     "attention(query, key, value, mask=mask, dropout=self.dropout)처럼 mask를 넘기세요.",
     "output_first_linear": "마지막 출력 투영에 self.linears[0](query용 층)을 다시 썼습니다. 출력 투영은 네 번째 층 "
@@ -133,6 +136,7 @@ ASSIGNMENTS = _assignments()
 # three inputs (one input used twice is query_as_key or key_as_value)
 INPUT_ORDERS = {("inputs", *order): "inputs_swapped" for order in itertools.permutations(range(3))
                 if order != (0, 1, 2)}
+INPUT_ORDERS[("inputs", 0, 0, 0)] = "query_for_all"  # zip(self.linears, (query, query, query)): self-attention's habit
 LABELS = {"split_axes_13": "split_transpose_axes", "split_axes_23": "split_transpose_axes",  # model → bug key
           "dropout_on_context": "dropout_on_output", "unsqueeze_last": "no_unsqueeze"}
 SPLIT_AXES = {"split_axes_13": (1, 3), "split_axes_23": (2, 3)}
@@ -248,7 +252,10 @@ def _student_output(evidence, case):
 
 # Two mistakes may raise the same error on a case (a mask that no longer broadcasts): the self-attention case, which
 # every forward check reads, tells them apart.
-MODELS = BugModels("ch03", same=same_output, bugs=BUGS, student=_student_output, tie_break="self_attn")
+# read by every forward check: the bug models' tie-break (the cross case tells apart models that coincide in
+# self-attention, or that raise alike where key and query lengths differ: (query, query, value) and (query, query, query))
+TIE_CASES = ("self_attn", "cross")
+MODELS = BugModels("ch03", same=same_output, bugs=BUGS, student=_student_output, tie_break=TIE_CASES)
 
 
 def matching_bug(evidence, case, output=None, error=None):
@@ -447,15 +454,15 @@ def stores_attn(evidence):
     return Verdict.fail(_about(case, "self.attn의 값이 기준과 다릅니다. attention이 돌려준 가중치를 그대로 저장하세요."))
 
 
-SEED = ("self_attn",)  # read by every forward check: the bug models' tie-break
 CLONES = ("clones",)  # read by every class check: a failing clones → judged with the probe's stand-in
 
 
 def mha_check(name, points, title, case, judge, visible=True):
     """A MultiHeadedAttention check of `case`, judged with the stand-in clones when the student's clones fails."""
     # a forward check also reads the seed case (the bug models' tie-break) and the visible build (`self.d_k`)
-    reads = CLONES + (() if case in SEED or probe.CASES[case].kind != "forward" else SEED) + \
-        (("module",) if probe.CASES[case].kind == "forward" else ())
+    forward = probe.CASES[case].kind == "forward"
+    reads = CLONES + (tuple(other for other in TIE_CASES if other != case) if forward else ()) + \
+        (("module",) if forward else ())
     return Check(name=name, points=points, title=title, cases=(case,), reads=reads, judge=with_stand_in(judge),
                  visible=visible)
 

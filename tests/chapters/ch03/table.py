@@ -35,6 +35,7 @@ EXPECTED = {
     "attn_not_stored": fails(95, {"stores_attn"}, "attn_not_stored"),  # x, attn = attention(…)
     "key_as_value": fails(68, KEY_NOT_VALUE, "key_as_value"),  # zip(self.linears, (query, key, key))
     "query_as_key": fails(68, KEY_NOT_VALUE, "query_as_key"),  # zip(self.linears, (query, query, value))
+    "query_for_all": fails(68, KEY_NOT_VALUE, "query_for_all"),  # zip(self.linears, (query, query, query))
     "mask_not_passed": fails(67, MASKED, "mask_not_passed"),  # attention(query, key, value, dropout=…)
     "mask_inverted": fails(67, MASKED, "mask_inverted"),  # attention(…, mask=mask == 0, …)
     "output_first_linear": fails(25, OUTPUTS, "output_first_linear"),  # return self.linears[0](x)
