@@ -152,8 +152,8 @@ def smoothing_step(spec, x, target, way):
     x's copy or zeros), fill_ after scatter_, the padding_idx row zeroed for the column, scatter_
     along dim 0 or with an index of another shape ((1, n): target.unsqueeze(0); (n,): target), the padding rows'
     numbers zeroed as columns or given to index_fill_ as a 2-D index (nonzero() unsqueezed, or never squeezed), the
-    confidence added to the smoothing share (scatter_add_), or the loss taken on probabilities (x.exp()) or with
-    log_target=True."""
+    confidence added to the smoothing share (scatter_add_), or the loss taken on probabilities (x.exp()), with
+    log_target=True or by nn.CrossEntropyLoss (sum or mean) on the same true_dist."""
     confidence, smoothing = 1.0 - spec.smoothing, spec.smoothing
     if way == "confidence_smoothing":
         confidence = smoothing
@@ -185,8 +185,11 @@ def smoothing_step(spec, x, target, way):
     else:
         index = rows.nonzero().squeeze(-1)
     dist.index_fill_(1 if way == "rows_as_columns" else 0, index, 0.0)
-    loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum",
-                                      log_target=way == "log_target")
+    if way in ("cross_entropy", "cross_entropy_mean"):  # nn.CrossEntropyLoss(...)(x, true_dist): soft targets
+        loss = torch.nn.functional.cross_entropy(x, dist, reduction="sum" if way == "cross_entropy" else "mean")
+    else:
+        loss = torch.nn.functional.kl_div(x.exp() if way == "loss_on_probs" else x, dist, reduction="sum",
+                                          log_target=way == "log_target")
     return {"true_dist": dist, "loss": loss}
 
 
@@ -196,7 +199,8 @@ SMOOTHING_STEPS = {"confidence_smoothing": "confidence_value", "fill_after_scatt
                    "scatter_flat": "scatter_index_shape", "rows_index_column": "pad_rows_index",
                    "rows_index_unsqueezed": "pad_rows_index", "scatter_added": "confidence_added",
                    "log_target": "log_target", "scatter_after_padding": "scatter_after_padding",
-                   "no_fill": "fill_missing", "no_fill_zeros": "fill_missing", "pad_row_for_column": "pad_row_for_column"}
+                   "no_fill": "fill_missing", "no_fill_zeros": "fill_missing", "pad_row_for_column": "pad_row_for_column",
+                   "cross_entropy": "criterion", "cross_entropy_mean": "criterion"}
 
 
 def true_dist_model(spec, x, target, k=2, swapped=False, pad_column=True, pad_rows=True):
