@@ -28,6 +28,9 @@ from .framework import Check, Finding, Verdict, each_case
 from .module_judge import names_text, same_output, seeded
 
 BUGS = {
+    "train_draws": "dropout 비율은 기준과 같습니다. eval 모드의 forward 검사가 통과했다면, dropout이 기준과 다른 횟수나 순서로 "
+    "난수를 뽑은 것입니다: forward에서 encode와 decode를 한 번씩만, encode를 먼저 부르는지, 한 층을 두 번 부르지 않는지 "
+    "확인하세요.",
     "stub": messages.stub("아직 작성하지 않은 부분이 있습니다", "TODO(09)"),
     "not_module": "EncoderDecoder와 Generator는 nn.Module을 상속해야 하고, make_model은 만든 모델(nn.Module)을 "
     "돌려줘야 합니다.",
@@ -280,14 +283,15 @@ def accepted(evidence, case, output):
 
 def output_problem(evidence, case, output):
     """Why the student's output on `case` differs from the reference (Korean), or None. A train-mode output that no bug
-    model explains is put down to the model's dropout rates when they are not the reference's (a rate a little off)."""
+    model explains is put down to the model's dropout rates when they are not the reference's (a rate a little off),
+    else to dropout drawing its random numbers in another number or order (`train_draws`)."""
     problem = module_judge.output_problem(evidence, case, output, MODELS, like_input=False)
     if problem is not None and accepted(evidence, case, output):
         return None
     if problem is not None:
         problem = parts_problem(evidence, case) or heads_problem(evidence, case) or problem
     if problem == module_judge.VALUES_DIFFER and probe.CASES[case].kind == "train":
-        return dropout_problem(evidence, case, evidence.trace(case)["structure"]) or problem
+        return dropout_problem(evidence, case, evidence.trace(case)["structure"]) or f"{problem} {BUGS['train_draws']}"
     return problem
 
 
