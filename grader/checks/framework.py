@@ -232,11 +232,12 @@ def judge(checks, probe, outcome, references, visible_only=False):
 
 
 def _better(result, judged_otherwise):
-    """`result`, or the other run's result of the same check when that one scores more."""
+    """`result`, or the other run's result of the same check when that one scores as much or more: run with the
+    course's copy of the changed units, its message names what is wrong in the chapter's own units."""
     if result.score >= result.points:
         return result
     other = judged_otherwise()
-    return other if other.score > result.score else result
+    return other if other.score >= result.score else result
 
 
 def _one_thread():

@@ -64,6 +64,9 @@ EXPECTED = {
     # x = x + self.sublayer[0](…), return x + self.sublayer[1](…): SublayerConnection already adds the residual
     "double_residual": fails(75, LAYER_OUTPUTS, "double_residual"),
     "double_residual_ff": fails(75, LAYER_OUTPUTS, "double_residual"),  # only on the feed-forward sublayer
+    # the same with the given attention changed too (no scale): both runs fail; the course run's message names the mistake
+    # (the student's own run said "출력 값이 기준과 다릅니다")
+    "double_residual_given_attention_changed": fails(75, LAYER_OUTPUTS, "double_residual"),
     # self.norm = LayerNorm(512): raises after the layers ran; costs the Encoder's checks only (was 35: the padding
     # weights were read from the Encoder's run)
     "final_norm_fixed_size": fails(45, ENCODER, "norm_size"),
