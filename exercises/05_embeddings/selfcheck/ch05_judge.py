@@ -196,16 +196,21 @@ def read_module(evidence, case):
     return module_judge.read_module(evidence, case, error_diagnosis, evidence.visible(case))
 
 
-def frequency_problem(evidence, case, output, expected):
-    """The student's pe, recovered from the output (where dropout kept a value, undoing its 1/(1-p)): the first
-    sin/cos pair right and the rest wrong → div_term."""
+def added_pe(evidence, case, output, expected):
+    """(the pe the student's output added, the reference's, where dropout kept a value): the input taken away and
+    dropout's 1/(1-p) undone (in eval mode every value is kept)."""
     spec = probe.CASES[case]
-    if spec.cls != probe.POSITIONAL or output.shape != expected.shape:
-        return None
     x = evidence.inputs(case)[0].to(torch.float64)
     scale = 1 - spec.dropout if spec.train else 1.0
     kept = expected != 0 if spec.train else torch.ones_like(expected, dtype=torch.bool)
-    found, wanted = output * scale - x, expected * scale - x
+    return output * scale - x, expected * scale - x, kept
+
+
+def frequency_problem(evidence, case, output, expected):
+    """The student's pe (`added_pe`): the first sin/cos pair right and the rest wrong → div_term."""
+    if probe.CASES[case].cls != probe.POSITIONAL or output.shape != expected.shape:
+        return None
+    found, wanted, kept = added_pe(evidence, case, output, expected)
     first = kept[..., :2]
     rest = kept[..., 2:]
     if close(found[..., :2][first], wanted[..., :2][first]) and not close(found[..., 2:][rest], wanted[..., 2:][rest]):
@@ -214,18 +219,15 @@ def frequency_problem(evidence, case, output, expected):
 
 
 def one_position_problem(evidence, case, output, expected):
-    """PositionalEncoding: the pe the student added (recovered from the output where dropout kept a value, undoing its
-    1/(1-p)) is one row, the same at every position, while the reference's rows differ → one position picked."""
-    spec = probe.CASES[case]
-    if spec.cls != probe.POSITIONAL or output.shape != expected.shape or output.dim() != 3 or output.size(1) < 2:
+    """PositionalEncoding: the pe the student added (`added_pe`) is one row, the same at every position where dropout
+    kept a value → one position picked."""
+    if probe.CASES[case].cls != probe.POSITIONAL or output.shape != expected.shape or output.dim() != 3 \
+            or output.size(1) < 2:
         return None
-    x = evidence.inputs(case)[0].to(torch.float64)
-    scale = 1 - spec.dropout if spec.train else 1.0
-    kept = expected != 0 if spec.train else torch.ones_like(expected, dtype=torch.bool)
-    found = torch.where(kept, output * scale - x, torch.nan)
+    found, _, kept = added_pe(evidence, case, output, expected)
     if not bool(kept.any()) or float(found[kept].abs().max()) < 1e-6:
         return None
-    spread = (found.nan_to_num(-torch.inf).amax(dim=(0, 1)) - found.nan_to_num(torch.inf).amin(dim=(0, 1)))
+    spread = (found.masked_fill(~kept, -torch.inf).amax(dim=(0, 1)) - found.masked_fill(~kept, torch.inf).amin(dim=(0, 1)))
     columns = kept.any(dim=0).any(dim=0)
     return BUGS["pe_one_position"] if bool((spread[columns] < 1e-6).all()) else None
 
