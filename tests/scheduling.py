@@ -6,7 +6,9 @@ Each test gets an `xdist_group` mark naming its work unit; a unit runs whole on 
   (`tests.checks.chapters.grade`'s graded fixtures, `test_module_chapter_material.demo_output`'s demo runs), form one
   unit per chapter across those files: a fixture graded by test_agreement is not graded again for test_chapters on
   the other worker, nor a demo run twice, and 14 units of a minute or two balance two workers better than two files
-  of ten. A test there that uses a module or session fixture of its own stays in its file's unit.
+  of ten. The `slow` ones over every fixture of a chapter (`chapters.every`) too: in their files' units, test_chapters
+  and test_first_cause graded the same fixtures once on each worker. A test there that uses a module or session
+  fixture of its own stays in its file's unit.
 - The files whose tests use the session fixtures of a folder's conftest (`tests/sandbox`'s warm sandbox pools,
   `tests/report`'s graded folders) are one unit per folder: the fixtures are built once, not once per worker.
 - Each test of EACH_TEST is its own unit: long, independent commands that need not wait for one another.
@@ -19,34 +21,44 @@ BY_CHAPTER = ("tests/checks/test_agreement.py", "tests/checks/test_chapters.py",
               "tests/checks/test_module_chapter_material.py")
 CHAPTER_TESTS = "tests/chapters/"
 EACH_TEST = ("tests/publish/test_portability.py",)
-# The longest units of `bench/suite_time.py -m "not slow"` (2 Dec 2026), longest first; the rest follow in
-# collection order. A stale entry only costs balance, never a test.
+# The longest units of `make test` (7 Dec 2026: `pytest -v -n 2 --junitxml`, summed per unit), longest first, so no
+# worker ends alone on a long one; the rest follow in collection order. A stale entry only costs balance, never a test.
 LONGEST = (
     "tests/publish/test_portability.py::test_build_under_other_kernels_leaves_git_status_clean",
-    "chapter-ch09",
-    "chapter-ch12",
-    "chapter-ch02",
-    "chapter-ch14",
-    "chapter-ch08",
-    "tests/publish/test_bug_models.py",
-    "chapter-ch13",
-    "tests/publish/test_portability.py::test_a_real_change_of_the_solution_still_fails_the_check",
-    "chapter-ch11",
-    "chapter-ch07",
     "tests/sandbox/session-fixtures",
     "tests/publish/test_generated.py",
+    "tests/grading/test_nbgrader_course.py",
+    "chapter-ch12",
+    "tests/gradescope/test_autograder.py",
+    "chapter-ch14",
+    "chapter-ch01",
+    "tests/report/test_demo.py",
+    "tests/grading/test_cluster.py",
     "chapter-ch03",
+    "tests/checks/test_notebook_alone.py",
+    "chapter-ch02",
+    "tests/checks/test_notebook_as_run.py",
+    "tests/publish/test_student_material.py",
+    "chapter-ch09",
+    "tests/grading/test_command.py",
+    "tests/chapters/ch13/test_ch13_material.py",
+    "tests/publish/test_bug_models.py",
+    "tests/grading/test_limits.py",
+    "tests/publish/test_portability.py::test_grading_does_not_depend_on_where_references_were_built[01]",
+    "tests/chapters/ch14/test_ch14_material.py",
+    "tests/grading/test_tampering.py",
+    "tests/checks/test_exported_notebook.py",
+    "tests/report/session-fixtures",
+    "tests/grading/test_cluster_trusted.py",
+    "chapter-ch11",
+    "tests/chapters/ch12/test_ch12_material.py",
+    "chapter-ch07",
+    "chapter-ch08",
+    "chapter-ch13",
     "chapter-ch06",
     "chapter-ch05",
-    "chapter-ch01",
     "chapter-ch10",
-    "tests/publish/test_student_material.py",
-    "tests/checks/test_notebook_as_run.py",
     "chapter-ch04",
-    "tests/chapters/ch13/test_ch13_material.py",
-    "tests/gradescope/test_visibility.py",
-    "tests/chapters/ch14/test_ch14_material.py",
-    "tests/chapters/ch12/test_ch12_material.py",
 )
 OWN_FIXTURES = ("module", "package", "session", "class")
 SHARED_ANYWHERE = {"_one_torch_thread", "tmp_path_factory", "worker_id", "testrun_uid"}  # cheap or per-process
@@ -84,7 +96,7 @@ def unit(item, relative, shared_by_file):
         return f"{shared_by_file[relative]}/session-fixtures"
     chapter = _chapter(item)
     by_chapter = relative in BY_CHAPTER or relative.startswith(CHAPTER_TESTS)
-    if by_chapter and chapter and item.get_closest_marker("slow") is None and not _uses_shared_fixtures(item):
+    if by_chapter and chapter and not _uses_shared_fixtures(item):
         return f"chapter-{chapter}"
     return relative
 

@@ -39,7 +39,8 @@ def other_uids():
     return found
 
 
-deadline = time.monotonic() + 5  # forked once the pool has moved the worker: a loaded machine can take a while
+deadline = time.monotonic() + 15  # forked once the pool has moved the worker: a loaded machine can take a while
+# (5 s was once too short while the other pytest worker rebuilt every generated file)
 while len(other_uids()) < 2 and time.monotonic() < deadline:
     time.sleep(0.01)
 others, worked = other_uids(), []
