@@ -48,7 +48,8 @@ def unregistered_problem(found, hint=""):
             "state_dict()에 나오지 않습니다(optimizer가 학습하지 못합니다). " + hint).strip()
 
 
-# Names right, shapes of the right rank not: a size typed in (2048, 512, 4 * d_model) or the constructor's arguments used in another order.
+# Names right, shapes of the right rank not: a size typed in (2048, 512, 4 * d_model) or the constructor's
+# arguments used in another order.
 SIZES_FROM_ARGUMENTS = ("모양은 생성자가 받은 크기 인자로 정해집니다: 크기를 숫자로 직접 쓰지 않았는지(2048, 512, 4 * d_model), "
                         "인자를 바꿔 쓰지 않았는지(nn.Linear(입력 크기, 출력 크기)의 순서) 확인하세요.")
 

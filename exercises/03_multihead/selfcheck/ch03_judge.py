@@ -118,10 +118,9 @@ def _student_output(evidence, case):
     return decode(result) if result.get("kind") == "tensor" else None
 
 
-# Two mistakes may raise the same error on a case (a mask that no longer broadcasts): the self-attention case, which
-# every forward check reads, tells them apart.
-# read by every forward check: the bug models' tie-break (the cross case tells apart models that coincide in
-# self-attention, or that raise alike where key and query lengths differ: (query, query, value) and (query, query, query))
+# Two mistakes may give the same result on a case: raise the same error (a mask that no longer broadcasts; (query,
+# query, value) and (query, query, query) where key and query lengths differ) or coincide in self-attention. The
+# self-attention and cross cases, which every forward check reads, tell them apart.
 TIE_CASES = ("self_attn", "cross")
 MODELS = BugModels("ch03", same=same_output, bugs=BUGS, student=_student_output, tie_break=TIE_CASES)
 
@@ -327,7 +326,7 @@ CLONES = ("clones",)  # read by every class check: a failing clones → judged w
 
 def mha_check(name, points, title, case, judge, visible=True):
     """A MultiHeadedAttention check of `case`, judged with the stand-in clones when the student's clones fails."""
-    # a forward check also reads the seed case (the bug models' tie-break) and the visible build (`self.d_k`)
+    # a forward check also reads the tie-break cases (TIE_CASES) and the visible build (`self.d_k`)
     forward = probe.CASES[case].kind == "forward"
     reads = CLONES + (tuple(other for other in TIE_CASES if other != case) if forward else ()) + \
         (("module",) if forward else ())
