@@ -66,6 +66,8 @@ BUGS = {
     "dtype": "입력과 다른 dtype을 돌려줍니다. .float()나 새 torch.tensor(...)로 dtype을 바꾸지 말고 입력 텐서로 계산하세요.",
     "in_place": messages.IN_PLACE,
     "unused_input": "기울기가 흐르지 않는 입력이 있습니다. 그 입력이 계산에 쓰이지 않은 것 같습니다.",
+    "weights_detached": "value의 기울기는 맞는데 query와 key의 기울기가 다릅니다: 출력을 계산할 때 쓴 가중치가 그래프에서 "
+    "떨어져 있습니다(p_attn.detach(), p_attn.data, 새로 만든 텐서 등). 출력은 softmax가 돌려준 p_attn 그대로 value와 곱하세요.",
     "no_grad": "계산 그래프가 끊겼습니다(torch.no_grad, .detach(), .numpy() 왕복, torch.tensor(...)로 새로 만들기 등). "
     "query, key, value까지 기울기가 흘러야 학습이 됩니다.",
 }
@@ -526,7 +528,12 @@ def gradients_flow(evidence):
     if all(close(decode(g), decode(e)) for g, e in zip(trace["grads"], expected)):
         return Verdict.ok()
     problem = diagnose_output(evidence, "gradients", call) or diagnose_weights(evidence, "gradients", call)
-    return Verdict.fail("기울기가 기대와 다릅니다. " + (problem or "계산 과정에서 그래프가 바뀌었는지 확인하세요."))
+    differ = [name for name, g, e in zip(("query", "key", "value"), trace["grads"], expected)
+              if not close(decode(g), decode(e))]
+    if not problem and differ == ["query", "key"]:  # value's gradient right: the weights the output used were cut off
+        problem = BUGS["weights_detached"]
+    return Verdict.fail(f"기울기가 기대와 다릅니다 (다른 입력: {', '.join(differ)}). "
+                        + (problem or "계산 과정에서 그래프가 바뀌었는지 확인하세요."))
 
 
 def diagnose_call(evidence, case, call):
