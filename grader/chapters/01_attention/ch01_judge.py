@@ -66,6 +66,8 @@ BUGS = {
     "dtype": "입력과 다른 dtype을 돌려줍니다. .float()나 새 torch.tensor(...)로 dtype을 바꾸지 말고 입력 텐서로 계산하세요.",
     "in_place": messages.IN_PLACE,
     "unused_input": "기울기가 흐르지 않는 입력이 있습니다. 그 입력이 계산에 쓰이지 않은 것 같습니다.",
+    "value_transposed": "value를 전치해서(value.transpose(-2, -1), value.T) 가중치와 곱했습니다. 전치는 점수를 만들 때 key에만 "
+    "합니다. 출력은 가중치와 value를 그대로 곱하세요: torch.matmul(p_attn, value).",
     "weights_detached": "value의 기울기는 맞는데 query와 key의 기울기가 다릅니다: 출력을 계산할 때 쓴 가중치가 그래프에서 "
     "떨어져 있습니다(p_attn.detach(), p_attn.data, 새로 만든 텐서 등). 출력은 softmax가 돌려준 p_attn 그대로 value와 곱하세요.",
     "no_grad": "계산 그래프가 끊겼습니다(torch.no_grad, .detach(), .numpy() 왕복, torch.tensor(...)로 새로 만들기 등). "
@@ -170,6 +172,7 @@ BUG_MODELS = [
     ("scores", _softmax_model(lambda q, k, v: _scores(q, k, 1.0))),
     ("wrong_value", _mix_model(lambda q, k, v: q)),
     ("wrong_value", _mix_model(lambda q, k, v: k)),
+    ("value_transposed", _mix_model(lambda q, k, v: v.transpose(-2, -1))),  # raises unless value is square
     ("bmm", _bmm_model),
     # two mistakes at once in the weights: the scale (none, or d_k) and the softmax axis (rows of the key axis summed)
     (("no_scale", "softmax_dim"), _softmax_model(lambda q, k, v: _scores(q, k, 1.0).softmax(-2))),

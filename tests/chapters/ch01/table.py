@@ -62,6 +62,8 @@ EXPECTED = {
     # right weights, output p_attnᵀ @ value (an error where p_attn is not square)
     "transposed_mix": fails(49, {"seed_output", "rows_sum_to_one", "weighted_mix", "no_saturation"} | MIXING
                             | UNTOUCHED, "transposed_mix"),
+    # torch.matmul(p_attn, value.transpose(-2, -1)): raises on every case whose value is not square (was a bare runtime error)
+    "value_transposed": fails(0, ALL, "value_transposed"),
     "value_as_key": fails(39, WEIGHTS - {"seed_weights", "seed_output"} | {"weighted_mix"} | UNTOUCHED, "value_as_key"),
     "query_as_value": fails(71, {"weighted_mix"} | MIXING | UNTOUCHED, "wrong_value",  # mixes key
                             gradients_flow=("unused_input", "wrong_value")),  # value never used: no gradient
